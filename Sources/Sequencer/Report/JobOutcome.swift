@@ -1,0 +1,62 @@
+/// How a job ended.
+public enum JobStatus: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Its body returned a value.
+    case succeeded
+    /// Its body threw (after its last attempt).
+    case failed
+    /// It, or the run, was cancelled: before it started, or while it ran.
+    case cancelled
+    /// It never started: a job it needs did not succeed, or the run stopped after a failure.
+    case skipped
+    /// Its timeout, or the run's deadline, passed while it ran.
+    case timedOut
+
+    public var description: String { rawValue }
+}
+
+extension JobPhase {
+    var status: JobStatus {
+        switch self {
+        case .succeeded: .succeeded
+        case .failed: .failed
+        case .cancelled: .cancelled
+        case .timedOut: .timedOut
+        case .skipped, .waiting, .laneWaiting, .queued, .running: .skipped
+        }
+    }
+}
+
+/// What happened to one job in a run.
+///
+/// ```swift
+/// let outcome = report.outcome(of: "fetch-config")
+/// print(outcome?.status, outcome?.attempts, outcome?.duration)
+/// ```
+public struct JobOutcome: Sendable, CustomStringConvertible {
+    /// The job.
+    public let id: JobID
+    /// How it ended.
+    public let status: JobStatus
+    /// Why it did not succeed; nil when it succeeded.
+    public let error: JobError?
+    /// How many times its body was called (0 when it never started).
+    public let attempts: Int
+    /// When its body first started, as an offset from the run's start; nil if it never started.
+    public let startedAt: Duration?
+    /// When it ended, as an offset from the run's start; nil if it never started.
+    public let endedAt: Duration?
+
+    /// How long it ran, counting all attempts.
+    public var duration: Duration? {
+        guard let startedAt, let endedAt else { return nil }
+        return endedAt - startedAt
+    }
+
+    public var description: String {
+        var text = "\(id): \(status)"
+        if let duration { text += " in \(duration)" }
+        if attempts > 1 { text += " after \(attempts) attempts" }
+        if let error { text += " (\(error))" }
+        return text
+    }
+}

@@ -1,0 +1,167 @@
+/// How a run ended as a whole.
+public enum RunStatus: String, Sendable, Hashable, CustomStringConvertible {
+    /// Every job succeeded.
+    case succeeded
+    /// A job failed or timed out.
+    case failed
+    /// The run, or a job in it, was cancelled.
+    case cancelled
+    /// The run's deadline passed before every job finished.
+    case timedOut
+
+    public var description: String { rawValue }
+}
+
+/// Everything a finished run did: its status, every job's outcome, its duration, and its
+/// critical path. ``Run/report()`` returns it; it never throws.
+///
+/// ```swift
+/// let report = await run.report()
+/// if report.status != .succeeded {
+///     for outcome in report.outcomes where outcome.status != .succeeded { print(outcome) }
+/// }
+/// print(report.criticalPath)   // ["splash", "fetch-config", "whats-new"]
+/// ```
+public struct RunReport: Sendable {
+    /// How the run ended.
+    public let status: RunStatus
+    /// From the run's start until its last job ended.
+    public let duration: Duration
+    /// The chain of jobs that decided the run's wall time, in execution order: the job that
+    /// ended last, the job it waited for that ended last, and so on back to a job that waited
+    /// for none.
+    public let criticalPath: [JobID]
+    let record: RunRecord
+
+    init(record: RunRecord, stopReason: StopReason?, duration: Duration) {
+        self.record = record
+        self.duration = duration
+        criticalPath = record.criticalPath()
+        var counts = [Int](repeating: 0, count: JobPhase.allCases.count)
+        for phase in record.phase { counts[Int(phase.rawValue)] += 1 }
+        func count(_ phase: JobPhase) -> Int { counts[Int(phase.rawValue)] }
+        if stopReason == .deadline {
+            status = .timedOut
+        } else if stopReason == .cancelled {
+            status = .cancelled
+        } else if count(.failed) + count(.timedOut) + count(.skipped) > 0 {
+            status = .failed
+        } else if count(.cancelled) > 0 {
+            status = .cancelled
+        } else {
+            status = .succeeded
+        }
+    }
+
+    /// The outcome of the job `id`, or nil when the workflow has no such job.
+    public func outcome(of id: JobID) -> JobOutcome? {
+        record.plan.index[id].map { record.outcome(of: $0) }
+    }
+
+    /// Every job's outcome, in the order the jobs were added.
+    public var outcomes: Outcomes { Outcomes(record: record) }
+
+    /// The result of a job that succeeded, or nil.
+    public func value<T: Sendable>(of handle: JobHandle<T>) -> T? {
+        guard let job = record.plan.job(for: handle), record.phase[Int(job)] == .succeeded else { return nil }
+        if T.self == Void.self { return () as? T }
+        return record.values.isEmpty ? nil : record.values[Int(job)] as? T
+    }
+
+    /// How many jobs ended with `status`.
+    public func count(_ status: JobStatus) -> Int {
+        record.phase.lazy.filter { $0.status == status }.count
+    }
+
+    /// The outcomes of a run, in the order the jobs were added, made as they are read.
+    public struct Outcomes: RandomAccessCollection, Sendable {
+        let record: RunRecord
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { record.plan.count }
+        public subscript(position: Int) -> JobOutcome { record.outcome(of: Int32(position)) }
+    }
+}
+
+/// The final state of a run's jobs, shared by every copy of its report.
+final class RunRecord: Sendable {
+    let plan: Plan
+    let phase: [JobPhase]
+    let startedAt: [Int64]
+    let endedAt: [Int64]
+    let attempts: [UInt16]
+    let values: [(any Sendable)?]
+    let failures: [Int32: FailureRecord]
+
+    init(_ state: SchedulerState) {
+        plan = state.plan
+        phase = state.phase
+        startedAt = state.startedAt
+        endedAt = state.endedAt
+        attempts = state.attempts
+        values = state.values
+        failures = state.failures
+    }
+
+    func outcome(of job: Int32) -> JobOutcome {
+        let index = Int(job)
+        let started = startedAt[index] >= 0
+        return JobOutcome(
+            id: plan.ids[index],
+            status: phase[index].status,
+            error: error(of: job),
+            attempts: Int(attempts[index]),
+            startedAt: started ? .nanoseconds(startedAt[index]) : nil,
+            endedAt: started ? .nanoseconds(endedAt[index]) : nil)
+    }
+
+    /// The job's failure, following skips back to the job where the failure started.
+    func error(of job: Int32) -> JobError? {
+        guard let record = failures[job] else { return nil }
+        var path = [plan.ids[Int(job)]]
+        var origin = record
+        var cause = record.cause
+        while cause >= 0, path.count <= plan.count {
+            path.append(plan.ids[Int(cause)])
+            guard let next = failures[cause] else { break }
+            origin = next
+            cause = next.cause
+        }
+        return JobError(code: record.code, underlying: origin.underlying, path: path.reversed())
+    }
+
+    /// Walks back from the job that ended last through the need (or, in a serial lane, the
+    /// lane predecessor) that ended last before it started.
+    /// - Complexity: O(jobs) to find the last job, then O(needs) along the path.
+    func criticalPath() -> [JobID] {
+        guard var job = endedAt.indices.max(by: { endedAt[$0] < endedAt[$1] }), endedAt[job] >= 0 else { return [] }
+        var path = [plan.ids[job]]
+        while true {
+            var best = -1
+            var candidates = plan.needRange(of: job).map { Int(plan.needs[$0]) }
+            if let previous = lanePredecessor(of: job) { candidates.append(previous) }
+            for candidate in candidates where endedAt[candidate] >= 0 && endedAt[candidate] <= startedAt[job] {
+                if best < 0 || endedAt[candidate] > endedAt[best] { best = candidate }
+            }
+            guard best >= 0, path.count <= plan.count else { break }
+            job = best
+            path.append(plan.ids[job])
+        }
+        return path.reversed()
+    }
+
+    private func lanePredecessor(of job: Int) -> Int? {
+        let lane = plan.laneOfJob[job]
+        guard lane >= 0, plan.lanes[Int(lane)].width == 1 else { return nil }
+        let members = plan.lanes[Int(lane)].members
+        guard let position = members.firstIndex(of: Int32(job)), position > 0 else { return nil }
+        return Int(members[position - 1])
+    }
+}
+
+extension Plan {
+    /// The index of the job a handle refers to, checking the handle belongs to this workflow.
+    func job<T>(for handle: JobHandle<T>) -> Int32? {
+        if handle.index >= 0, Int(handle.index) < count, ids[Int(handle.index)] == handle.id { return handle.index }
+        return index[handle.id]
+    }
+}

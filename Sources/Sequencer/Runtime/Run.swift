@@ -1,0 +1,73 @@
+/// A workflow being run. Returned at once by ``Workflow/start(_:)``; its jobs are already starting.
+///
+/// ```swift
+/// let run = try workflow.start(RunOptions(deadline: .seconds(30)))
+/// Task { for await snapshot in run.snapshots(every: .milliseconds(16)) { show(snapshot) } }
+/// let report = await run.report()
+/// ```
+public final class Run: Sendable {
+    let core: RunCore
+
+    init(core: RunCore) { self.core = core }
+
+    /// Cancels the run: jobs that have not started never start, and running jobs are cancelled
+    /// (through Swift task cancellation; they stop when their body checks for it).
+    public func cancel() {
+        core.perform(core.state.withLock { $0.scheduler.cancelAll(reason: .cancelled) })
+    }
+
+    /// Cancels one job. If it has not started it never will; if it is running its body is
+    /// cancelled. Jobs that need it are skipped. Unknown IDs and finished jobs are ignored.
+    public func cancel(_ id: JobID) {
+        guard let job = core.plan.index[id] else { return }
+        core.perform(core.state.withLock { $0.scheduler.cancel(job) })
+    }
+
+    /// Waits for the run to end and returns what happened. Never throws.
+    public func report() async -> RunReport { await core.report() }
+
+    /// The run's state now.
+    public var snapshot: RunSnapshot { core.snapshot() }
+
+    /// The run's state, at most once per `interval` on the run's clock, however many jobs finish
+    /// in between. The first snapshot comes at once; the last (with `isFinished` true) comes as
+    /// soon as the run ends, and then the stream finishes. Snapshots that would repeat the
+    /// previous one are not sent.
+    public func snapshots(every interval: Duration) -> AsyncStream<RunSnapshot> {
+        let core = self.core
+        let (stream, continuation) = AsyncStream.makeStream(of: RunSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            var delivered: UInt64?
+            while true {
+                let snapshot = core.snapshot()
+                if snapshot.version != delivered || snapshot.isFinished {
+                    continuation.yield(snapshot)
+                    delivered = snapshot.version
+                }
+                if snapshot.isFinished || Task.isCancelled { break }
+                // Cancelled when the run ends (to deliver the last snapshot at once) or when the
+                // consumer stops listening.
+                try? await core.time.sleep(for: interval)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        if !core.addTimer(task) { task.cancel() }
+        return stream
+    }
+}
+
+extension Workflow {
+    /// Validates the workflow and starts running it. Returns at once; jobs begin in the background.
+    ///
+    /// ```swift
+    /// let report = try await workflow.start(RunOptions(maxConcurrency: 4)).report()
+    /// ```
+    /// - Throws: ``WorkflowError`` when the workflow is invalid; then nothing runs.
+    /// - Complexity: O(jobs + needs) before returning.
+    public func start(_ options: RunOptions = RunOptions()) throws -> Run {
+        let core = RunCore(plan: try Plan(self), options: options)
+        core.begin(deadline: options.deadline)
+        return Run(core: core)
+    }
+}

@@ -1,0 +1,191 @@
+import Synchronization
+
+/// The running half of a ``Run``: the scheduler behind a mutex, and the workers that pull
+/// jobs from it.
+///
+/// Workers are a small pool of tasks (at most `maxConcurrency`), not a task per job. A worker
+/// runs a job's body, then, under the lock, records the outcome and takes its next job in the
+/// same step. Wake-ups, spawns and cancellations decided under the lock happen after it is
+/// released; nothing awaits while holding it.
+final class RunCore: Sendable {
+    struct State {
+        var scheduler: SchedulerState
+        var report: RunReport?
+        var reportWaiters: [CheckedContinuation<RunReport, Never>] = []
+        /// Tasks to cancel when the run ends: the deadline timer and snapshot streams.
+        var timers: [Task<Void, Never>] = []
+    }
+
+    let plan: Plan
+    let time: any RunTime
+    let state: Mutex<State>
+    private let hasOptions: Bool
+
+    init(plan: Plan, options: RunOptions) {
+        self.plan = plan
+        time = makeRunTime(options.clock)
+        hasOptions = !plan.options.isEmpty
+        state = Mutex(State(scheduler: SchedulerState(
+            plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events)))
+    }
+
+    func begin(deadline: Duration?) {
+        if let deadline {
+            let timer = Task { [self] in
+                do { try await time.sleep(untilOffset: deadline.nanoseconds) } catch { return }
+                perform(state.withLock { $0.scheduler.cancelAll(reason: .deadline) })
+            }
+            state.withLock { $0.timers.append(timer) }
+        }
+        perform(state.withLock { $0.scheduler.begin() })
+    }
+
+    // MARK: - Workers
+
+    private func work(slot: Int, first: Int32) async {
+        var job = first
+        while true {
+            let completion = await execute(job)
+            var actions = SchedulerState.Actions()
+            let next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, into: &actions) }
+            perform(actions)
+            switch next {
+            case .run(let nextJob):
+                job = nextJob
+            case .exit:
+                return
+            case .park:
+                let woken = await withCheckedContinuation { continuation in
+                    if let job = state.withLock({ $0.scheduler.park(slot: slot, continuation) }) {
+                        continuation.resume(returning: job)
+                    }
+                }
+                guard woken >= 0 else { return }
+                job = woken
+            }
+        }
+    }
+
+    /// Runs a job's body with its retries and timeout, timing it.
+    private func execute(_ job: Int32) async -> Completion {
+        guard !Task.isCancelled else {
+            return Completion(result: .notStarted, attempts: 0, startedAt: -1, endedAt: -1)
+        }
+        let options = hasOptions ? plan.options[job] : nil
+        let body = plan.bodies[Int(job)]
+        let startedAt = time.now()
+        var attempt = 1
+        while true {
+            let context = JobContext(job: job, attempt: attempt, core: self)
+            do {
+                let value: any Sendable
+                if let timeout = options?.timeout {
+                    value = try await withTimeout(timeout) { try await body(context) }
+                } else {
+                    value = try await body(context)
+                }
+                return Completion(result: .succeeded(value), attempts: attempt, startedAt: startedAt, endedAt: time.now())
+            } catch is TimeoutSignal {
+                return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
+            } catch {
+                let policy = options?.retry ?? .none
+                if attempt < policy.maxAttempts, !(error is CancellationError), !Task.isCancelled {
+                    attempt += 1
+                    do {
+                        try await time.sleep(for: policy.delay(beforeAttempt: attempt))
+                        continue
+                    } catch {
+                        attempt -= 1  // the retry never started
+                    }
+                }
+                return Completion(result: .threw(error), attempts: attempt, startedAt: startedAt, endedAt: time.now())
+            }
+        }
+    }
+
+    private struct TimeoutSignal: Error {}
+
+    /// Runs `body`, cancelling it when `timeout` passes on the run's clock. Waits for the body to
+    /// end after cancelling it (cancellation is cooperative).
+    private func withTimeout(
+        _ timeout: Duration, _ body: @escaping @Sendable () async throws -> any Sendable
+    ) async throws -> any Sendable {
+        let time = self.time
+        return try await withThrowingTaskGroup(of: (any Sendable).self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await time.sleep(for: timeout)
+                throw TimeoutSignal()
+            }
+            defer { group.cancelAll() }
+            guard let value = try await group.next() else { throw CancellationError() }
+            return value
+        }
+    }
+
+    // MARK: - Side effects
+
+    func perform(_ actions: SchedulerState.Actions) {
+        for (continuation, job) in actions.wake { continuation.resume(returning: job) }
+        for task in actions.cancelWorkers { task.cancel() }
+        for (slot, job) in actions.spawn {
+            let task = Task(priority: plan.priority[Int(job)].taskPriority) { [self] in
+                await work(slot: slot, first: job)
+            }
+            if state.withLock({ $0.scheduler.register(task, slot: slot) }) { task.cancel() }
+        }
+        if actions.finished { finishRun() }
+    }
+
+    private func finishRun() {
+        let duration = Duration.nanoseconds(time.now())
+        let (record, stopReason) = state.withLock { (RunRecord($0.scheduler), $0.scheduler.stopReason) }
+        let report = RunReport(record: record, stopReason: stopReason, duration: duration)
+        let (waiters, timers, events) = state.withLock { state in
+            state.report = report
+            defer { state.reportWaiters = []; state.timers = [] }
+            return (state.reportWaiters, state.timers, state.scheduler.events)
+        }
+        for timer in timers { timer.cancel() }
+        events?.yield(.runFinished(report.status))
+        events?.finish()
+        for waiter in waiters { waiter.resume(returning: report) }
+    }
+
+    // MARK: - Reading
+
+    func report() async -> RunReport {
+        await withCheckedContinuation { continuation in
+            let report = state.withLock { state -> RunReport? in
+                if state.report == nil { state.reportWaiters.append(continuation) }
+                return state.report
+            }
+            if let report { continuation.resume(returning: report) }
+        }
+    }
+
+    func snapshot() -> RunSnapshot {
+        let elapsed = Duration.nanoseconds(time.now())
+        return state.withLock { $0.scheduler.snapshot(elapsed: elapsed) }
+    }
+
+    /// Keeps a task to cancel when the run ends. Returns false when the run already ended.
+    func addTimer(_ task: Task<Void, Never>) -> Bool {
+        state.withLock { state in
+            guard state.report == nil else { return false }
+            state.timers.append(task)
+            return true
+        }
+    }
+
+    func value(of need: Int32, for job: Int32) throws -> (any Sendable)? {
+        let isNeed = plan.needRange(of: Int(job)).contains { plan.needs[$0] == need }
+        guard isNeed else {
+            throw WorkflowError(
+                code: .notANeed,
+                message: "job '\(plan.ids[Int(job)])' reads the value of '\(plan.ids[Int(need)])', which is not one of its needs",
+                jobs: [plan.ids[Int(job)], plan.ids[Int(need)]])
+        }
+        return state.withLock { $0.scheduler.value(of: need) }
+    }
+}

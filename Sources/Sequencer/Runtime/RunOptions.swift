@@ -1,0 +1,51 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// How a run is carried out.
+///
+/// ```swift
+/// let run = try workflow.start(RunOptions(maxConcurrency: 8, deadline: .seconds(30)))
+/// ```
+public struct RunOptions: Sendable {
+    /// The most jobs running at once.
+    public var maxConcurrency: Int
+    /// How long the run may take; when it passes, running jobs are cancelled (and reported
+    /// timed out), jobs not started never start, and the report keeps what finished.
+    public var deadline: Duration?
+    /// Keep starting jobs that do not depend on a failure. When false (the default), the first
+    /// failure stops new jobs from starting; running jobs finish.
+    public var keepGoing: Bool
+    /// The clock for timestamps, timeouts, retry delays, the deadline and snapshot intervals.
+    /// Tests pass a manual clock.
+    public var clock: any Clock<Duration>
+    /// Where to send ``RunEvent``s, in order, as jobs start and finish; finished when the run ends.
+    public var events: AsyncStream<RunEvent>.Continuation?
+
+    public init(
+        maxConcurrency: Int = RunOptions.activeProcessorCount,
+        deadline: Duration? = nil,
+        keepGoing: Bool = false,
+        clock: any Clock<Duration> = ContinuousClock(),
+        events: AsyncStream<RunEvent>.Continuation? = nil
+    ) {
+        self.maxConcurrency = maxConcurrency
+        self.deadline = deadline
+        self.keepGoing = keepGoing
+        self.clock = clock
+        self.events = events
+    }
+
+    /// The number of processors available to this process.
+    public static var activeProcessorCount: Int {
+        #if canImport(Darwin) || canImport(Glibc) || canImport(Musl)
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        return 1
+        #endif
+    }
+}

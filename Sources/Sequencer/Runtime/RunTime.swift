@@ -1,0 +1,44 @@
+/// The run's view of its clock: offsets from the run's start, in nanoseconds.
+///
+/// Wrapping the user's `any Clock<Duration>` once, at start, keeps the clock's generic
+/// instant type out of the scheduler and costs one dynamic call per reading.
+protocol RunTime: Sendable {
+    /// Nanoseconds since the run started.
+    func now() -> Int64
+    /// Sleeps until `offset` nanoseconds after the run started. Throws when cancelled.
+    func sleep(untilOffset offset: Int64) async throws
+}
+
+extension RunTime {
+    func sleep(for duration: Duration) async throws {
+        try await sleep(untilOffset: now() + duration.nanoseconds)
+    }
+}
+
+struct ClockTime<C: Clock>: RunTime where C.Duration == Duration {
+    let clock: C
+    let origin: C.Instant
+
+    init(_ clock: C) {
+        self.clock = clock
+        origin = clock.now
+    }
+
+    func now() -> Int64 { origin.duration(to: clock.now).nanoseconds }
+
+    func sleep(untilOffset offset: Int64) async throws {
+        try await clock.sleep(until: origin.advanced(by: .nanoseconds(offset)), tolerance: nil)
+    }
+}
+
+func makeRunTime(_ clock: some Clock<Duration>) -> any RunTime { ClockTime(clock) }
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+    }
+}

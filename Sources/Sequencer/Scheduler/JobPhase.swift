@@ -1,0 +1,55 @@
+/// Where a job is in its life, as the scheduler sees it.
+enum JobPhase: UInt8, CaseIterable {
+    /// Some of its needs have not finished.
+    case waiting
+    /// Its needs succeeded; it waits for its turn or a free slot in its lane.
+    case laneWaiting
+    /// In the ready queue, holding its lane slot, waiting for a worker.
+    case queued
+    /// Taken by a worker.
+    case running
+    case succeeded
+    case failed
+    case cancelled
+    case skipped
+    case timedOut
+
+    var isTerminal: Bool { rawValue >= JobPhase.succeeded.rawValue }
+    var isPending: Bool { rawValue < JobPhase.running.rawValue }
+}
+
+/// Why a run stopped starting jobs before all of them ran.
+enum StopReason: Equatable {
+    /// A job failed and the run does not keep going.
+    case failure(Int32)
+    /// `Run.cancel()` was called.
+    case cancelled
+    /// The run's deadline passed.
+    case deadline
+}
+
+/// What a worker reports after running a job's body.
+struct Completion {
+    enum Result {
+        case succeeded(any Sendable)
+        case threw(any Error)
+        /// The job's own timeout passed.
+        case timedOut
+        /// The worker found its task cancelled before starting the body.
+        case notStarted
+    }
+
+    var result: Result
+    var attempts: Int
+    /// Nanoseconds since the run started; -1 when the body never started.
+    var startedAt: Int64
+    var endedAt: Int64
+}
+
+/// Why a job ended without succeeding: recorded by the scheduler, read by the report.
+struct FailureRecord {
+    var code: JobError.Code
+    var underlying: (any Error)?
+    /// The job whose failure this one inherits (a need), or -1 when it started here.
+    var cause: Int32 = -1
+}

@@ -1,0 +1,391 @@
+import DequeModule
+
+/// The scheduler: a value-type state machine that decides which job starts next.
+///
+/// It knows nothing of threads or time. Each `mutating` method records what happened and
+/// returns what to do about it (``Actions``); ``RunCore`` calls it under a lock and carries out
+/// the actions after releasing the lock. Invariants:
+/// - a job starts only after every job it needs succeeded, and at most once;
+/// - at most `maxWorkers` jobs run at once, and at most `width` per lane;
+/// - in an ordered lane, jobs are taken in the order they were added;
+/// - every job ends in exactly one terminal phase, and the run ends when all have.
+struct SchedulerState {
+    /// Side effects for the caller to perform after releasing the lock.
+    struct Actions {
+        /// Parked workers to wake, each with the job it should run.
+        var wake: [(CheckedContinuation<Int32, Never>, Int32)] = []
+        /// New workers to start: a slot and its first job.
+        var spawn: [(slot: Int, job: Int32)] = []
+        /// Workers whose tasks must be cancelled (their running job was cancelled).
+        var cancelWorkers: [Task<Void, Never>] = []
+        /// Set when this step ended the run.
+        var finished = false
+    }
+
+    /// What a worker does after finishing a job.
+    enum Next: Equatable {
+        case run(Int32)
+        case park
+        case exit
+    }
+
+    let plan: Plan
+    let maxWorkers: Int
+    let keepGoing: Bool
+
+    private(set) var phase: [JobPhase]
+    private var remainingNeeds: [Int32]
+    private var ready: ReadyQueue
+    private var laneUsed: [Int]
+    private var laneHead: [Int]
+    private var laneBacklog: [Deque<Int32>]
+
+    // Workers: slots 0..<slotCount; a slot's job is -1 when it has none.
+    private var workerJob: [Int32] = []
+    private var workerTask: [Task<Void, Never>?] = []
+    private var workerRetiring: [Bool] = []
+    private var freeSlots: [Int] = []
+    private var idle: [(slot: Int, continuation: CheckedContinuation<Int32, Never>)] = []
+    private var liveWorkers = 0
+
+    // Outcomes.
+    private(set) var startedAt: [Int64]
+    private(set) var endedAt: [Int64]
+    private(set) var attempts: [UInt16]
+    private(set) var values: [(any Sendable)?]
+    private(set) var failures: [Int32: FailureRecord] = [:]
+    private var cancelRequested: Set<Int32> = []
+
+    private(set) var stopReason: StopReason?
+    private(set) var counts: [Int]
+    private(set) var finishedCount = 0
+    /// Bumped on every change a snapshot can see.
+    private(set) var version: UInt64 = 0
+    private(set) var events: AsyncStream<RunEvent>.Continuation?
+
+    var isFinished: Bool { finishedCount == plan.count }
+
+    init(plan: Plan, maxWorkers: Int, keepGoing: Bool, events: AsyncStream<RunEvent>.Continuation? = nil) {
+        self.plan = plan
+        self.maxWorkers = max(1, maxWorkers)
+        self.keepGoing = keepGoing
+        self.events = events
+        let count = plan.count
+        phase = [JobPhase](repeating: .waiting, count: count)
+        remainingNeeds = [Int32](repeating: 0, count: count)
+        for job in 0..<count { remainingNeeds[job] = plan.needStart[job + 1] - plan.needStart[job] }
+        ready = ReadyQueue()
+        laneUsed = [Int](repeating: 0, count: plan.lanes.count)
+        laneHead = [Int](repeating: 0, count: plan.lanes.count)
+        laneBacklog = [Deque<Int32>](repeating: [], count: plan.lanes.count)
+        startedAt = [Int64](repeating: -1, count: count)
+        endedAt = [Int64](repeating: -1, count: count)
+        attempts = [UInt16](repeating: 0, count: count)
+        values = plan.hasValue.contains(true) ? [(any Sendable)?](repeating: nil, count: count) : []
+        counts = [Int](repeating: 0, count: JobPhase.allCases.count)
+        counts[Int(JobPhase.waiting.rawValue)] = count
+    }
+
+    // MARK: - Starting
+
+    /// Queues every job that needs nothing and starts the first workers.
+    mutating func begin() -> Actions {
+        var actions = Actions()
+        for job in 0..<plan.count where remainingNeeds[job] == 0 {
+            becomeReady(Int32(job))
+        }
+        dispatch(into: &actions)
+        if isFinished { finishRun(into: &actions) }
+        return actions
+    }
+
+    /// Records the task of a worker started for `slot`. Returns true when the worker's job was
+    /// cancelled before the task existed, so the caller must cancel the task now.
+    mutating func register(_ task: Task<Void, Never>, slot: Int) -> Bool {
+        workerTask[slot] = task
+        return workerRetiring[slot]
+    }
+
+    /// A worker with nothing to run asks for a job. Returns the job, -1 to exit, or nil after
+    /// keeping `continuation` to resume when a job is ready.
+    mutating func park(slot: Int, _ continuation: CheckedContinuation<Int32, Never>) -> Int32? {
+        if isFinished || workerRetiring[slot] { return retire(slot: slot) }
+        if let job = takeReady(slot: slot) { return job }
+        idle.append((slot, continuation))
+        return nil
+    }
+
+    // MARK: - Finishing a job
+
+    /// Records what a worker's job did, frees and queues what follows, and says what the worker
+    /// does next.
+    mutating func finish(_ job: Int32, _ completion: Completion, slot: Int, into actions: inout Actions) -> Next {
+        let index = Int(job)
+        startedAt[index] = completion.startedAt
+        endedAt[index] = completion.endedAt
+        attempts[index] = UInt16(clamping: completion.attempts)
+        workerJob[slot] = -1
+        let cancelled = cancelRequested.remove(job) != nil
+
+        switch completion.result {
+        case .succeeded(let value):
+            if plan.hasValue[index] { values[index] = value }
+            setPhase(job, .succeeded)
+            releaseLane(of: job)
+            for edge in plan.dependentRange(of: index) {
+                let dependent = plan.dependents[edge]
+                remainingNeeds[Int(dependent)] -= 1
+                if remainingNeeds[Int(dependent)] == 0, phase[Int(dependent)] == .waiting {
+                    becomeReady(dependent)
+                }
+            }
+        case .threw(let error):
+            let (phase, code): (JobPhase, JobError.Code)
+            if stopReason == .deadline, cancelled {
+                (phase, code) = (.timedOut, .deadlineExceeded)
+            } else if cancelled || error is CancellationError {
+                (phase, code) = (.cancelled, .cancelled)
+            } else {
+                (phase, code) = (.failed, .failed)
+            }
+            end(job, phase, FailureRecord(code: code, underlying: error))
+        case .timedOut:
+            end(job, .timedOut, FailureRecord(code: .timedOut))
+        case .notStarted:
+            let code: JobError.Code = stopReason == .deadline ? .deadlineExceeded : .cancelled
+            end(job, .cancelled, FailureRecord(code: code))
+        }
+
+        var next = Next.exit
+        if isFinished {
+            finishRun(into: &actions)
+            _ = retire(slot: slot)
+        } else if workerRetiring[slot] {
+            _ = retire(slot: slot)
+        } else if let job = takeReady(slot: slot) {
+            next = .run(job)
+        } else {
+            next = .park
+        }
+        dispatch(into: &actions)
+        return next
+    }
+
+    /// Ends a job that did not succeed: records why, frees its lane slot, skips its dependents,
+    /// and, unless the run keeps going, stops starting jobs after a failure.
+    private mutating func end(_ job: Int32, _ newPhase: JobPhase, _ record: FailureRecord) {
+        let old = phase[Int(job)]
+        failures[job] = record
+        setPhase(job, newPhase)
+        if old == .queued || old == .running {
+            releaseLane(of: job)
+        } else if plan.laneOfJob[Int(job)] >= 0 {
+            admit(lane: Int(plan.laneOfJob[Int(job)]))  // it no longer holds its place
+        }
+        skipDependents(of: job)
+        if (newPhase == .failed || newPhase == .timedOut), !keepGoing, stopReason == nil {
+            stopReason = .failure(job)
+            endPending(code: .runStopped, phase: .skipped, cause: job)
+        }
+    }
+
+    // MARK: - Cancelling
+
+    /// Cancels the whole run: nothing more starts, and every running job's worker is cancelled.
+    mutating func cancelAll(reason: StopReason) -> Actions {
+        var actions = Actions()
+        guard !isFinished else { return actions }
+        if stopReason == nil || reason == .deadline { stopReason = reason }
+        let code: JobError.Code = reason == .deadline ? .deadlineExceeded : .cancelled
+        endPending(code: code, phase: .cancelled, cause: -1)
+        for slot in workerJob.indices where workerJob[slot] >= 0 {
+            cancelRequested.insert(workerJob[slot])
+            workerRetiring[slot] = true
+            if let task = workerTask[slot] { actions.cancelWorkers.append(task) }
+        }
+        if isFinished { finishRun(into: &actions) }
+        return actions
+    }
+
+    /// Cancels one job: if it has not started it never will, and its dependents are skipped;
+    /// if it is running, its worker is cancelled. A finished job is left as it is.
+    mutating func cancel(_ job: Int32) -> Actions {
+        var actions = Actions()
+        switch phase[Int(job)] {
+        case .waiting, .laneWaiting, .queued:
+            end(job, .cancelled, FailureRecord(code: .cancelled))
+        case .running:
+            cancelRequested.insert(job)
+            if let slot = workerJob.firstIndex(of: job) {
+                workerRetiring[slot] = true
+                if let task = workerTask[slot] { actions.cancelWorkers.append(task) }
+            }
+        default:
+            break
+        }
+        dispatch(into: &actions)
+        if isFinished { finishRun(into: &actions) }
+        return actions
+    }
+
+    /// Ends every job that has not started.
+    private mutating func endPending(code: JobError.Code, phase newPhase: JobPhase, cause: Int32) {
+        for job in 0..<plan.count where phase[job].isPending {
+            let job = Int32(job)
+            failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
+            setPhase(job, newPhase)
+        }
+        for lane in laneUsed.indices { laneUsed[lane] = 0 }
+        for slot in workerJob.indices where workerJob[slot] >= 0 {
+            let lane = plan.laneOfJob[Int(workerJob[slot])]
+            if lane >= 0 { laneUsed[Int(lane)] += 1 }
+        }
+    }
+
+    // MARK: - Readiness and lanes
+
+    /// A job whose needs all succeeded: queue it, or let its lane decide when.
+    private mutating func becomeReady(_ job: Int32) {
+        let lane = plan.laneOfJob[Int(job)]
+        guard lane >= 0 else { return queue(job) }
+        setPhase(job, .laneWaiting)
+        if !plan.lanes[Int(lane)].ordered { laneBacklog[Int(lane)].append(job) }
+        admit(lane: Int(lane))
+    }
+
+    private mutating func queue(_ job: Int32) {
+        setPhase(job, .queued)
+        ready.append(job, priority: plan.priority[Int(job)])
+    }
+
+    /// Moves jobs of `lane` into the ready queue while the lane has free slots: in an ordered
+    /// lane only from the front of the lane, so a job still waiting for its needs holds its place.
+    private mutating func admit(lane: Int) {
+        let definition = plan.lanes[lane]
+        if definition.ordered {
+            let members = definition.members
+            while laneHead[lane] < members.count {
+                let job = members[laneHead[lane]]
+                let current = phase[Int(job)]
+                if current.isTerminal || current == .running || current == .queued {
+                    laneHead[lane] += 1
+                } else if current == .laneWaiting, laneUsed[lane] < definition.width {
+                    laneUsed[lane] += 1
+                    laneHead[lane] += 1
+                    queue(job)
+                } else {
+                    break
+                }
+            }
+        } else {
+            while laneUsed[lane] < definition.width, let job = laneBacklog[lane].popFirst() {
+                guard phase[Int(job)] == .laneWaiting else { continue }
+                laneUsed[lane] += 1
+                queue(job)
+            }
+        }
+    }
+
+    private mutating func releaseLane(of job: Int32) {
+        let lane = plan.laneOfJob[Int(job)]
+        guard lane >= 0 else { return }
+        laneUsed[Int(lane)] -= 1
+        admit(lane: Int(lane))
+    }
+
+    /// Skips every job that needs `job`, directly or not: they can never start.
+    private mutating func skipDependents(of job: Int32) {
+        var stack = [job]
+        while let current = stack.popLast() {
+            for edge in plan.dependentRange(of: Int(current)) {
+                let dependent = plan.dependents[edge]
+                guard phase[Int(dependent)] == .waiting else { continue }
+                failures[dependent] = FailureRecord(code: .neededJobFailed, underlying: nil, cause: current)
+                setPhase(dependent, .skipped)
+                let lane = plan.laneOfJob[Int(dependent)]
+                if lane >= 0 { admit(lane: Int(lane)) }
+                stack.append(dependent)
+            }
+        }
+    }
+
+    // MARK: - Workers
+
+    /// Takes the next queued job for the worker in `slot`.
+    private mutating func takeReady(slot: Int) -> Int32? {
+        while let job = ready.popFirst() {
+            guard phase[Int(job)] == .queued else { continue }  // cancelled while queued
+            setPhase(job, .running)
+            workerJob[slot] = job
+            return job
+        }
+        return nil
+    }
+
+    /// Hands queued jobs to parked workers, then to new workers while there is room.
+    private mutating func dispatch(into actions: inout Actions) {
+        while !ready.isEmpty {
+            if let (slot, continuation) = idle.popLast() {
+                guard let job = takeReady(slot: slot) else { idle.append((slot, continuation)); break }
+                actions.wake.append((continuation, job))
+            } else if liveWorkers < maxWorkers {
+                let slot = freeSlots.popLast() ?? workerJob.count
+                if slot == workerJob.count {
+                    workerJob.append(-1)
+                    workerTask.append(nil)
+                    workerRetiring.append(false)
+                }
+                guard let job = takeReady(slot: slot) else { freeSlots.append(slot); break }
+                liveWorkers += 1
+                workerRetiring[slot] = false
+                workerTask[slot] = nil
+                actions.spawn.append((slot, job))
+            } else {
+                break
+            }
+        }
+    }
+
+    /// The worker in `slot` stops: its slot becomes free. Returns -1 (the exit signal).
+    private mutating func retire(slot: Int) -> Int32 {
+        workerJob[slot] = -1
+        workerTask[slot] = nil
+        workerRetiring[slot] = false
+        liveWorkers -= 1
+        freeSlots.append(slot)
+        return -1
+    }
+
+    private mutating func finishRun(into actions: inout Actions) {
+        actions.finished = true
+        for (slot, continuation) in idle {
+            actions.wake.append((continuation, retire(slot: slot)))
+        }
+        idle.removeAll()
+    }
+
+    // MARK: - Reading
+
+    private mutating func setPhase(_ job: Int32, _ newPhase: JobPhase) {
+        let old = phase[Int(job)]
+        phase[Int(job)] = newPhase
+        counts[Int(old.rawValue)] -= 1
+        counts[Int(newPhase.rawValue)] += 1
+        if newPhase.isTerminal { finishedCount += 1 }
+        version &+= 1
+        if let events {
+            if newPhase == .running {
+                events.yield(.started(plan.ids[Int(job)]))
+            } else if newPhase.isTerminal {
+                events.yield(.finished(plan.ids[Int(job)], newPhase.status))
+            }
+        }
+    }
+
+    /// The jobs running now, in worker order.
+    var runningJobs: [Int32] { workerJob.filter { $0 >= 0 } }
+
+    func value(of job: Int32) -> (any Sendable)? {
+        values.isEmpty ? nil : values[Int(job)]
+    }
+}
