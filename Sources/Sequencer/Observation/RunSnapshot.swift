@@ -27,7 +27,9 @@ public struct RunSnapshot: Sendable, CustomStringConvertible {
     public var finished: Int { succeeded + failed + cancelled + skipped + timedOut }
 
     public var description: String {
-        "[\(finished)/\(total)] running: \(running.map(\.description).joined(separator: ", "))"
+        let progress = "[\(finished)/\(total)]"
+        if isFinished { return progress + " finished" }
+        return progress + " running: " + running.map(\.description).joined(separator: ", ")
     }
 }
 
