@@ -128,11 +128,11 @@ final class RunCore: Sendable {
     func perform(_ actions: SchedulerState.Actions) {
         for (continuation, job) in actions.wake { continuation.resume(returning: job) }
         for task in actions.cancelWorkers { task.cancel() }
-        for (slot, job) in actions.spawn {
+        for (slot, generation, job) in actions.spawn {
             let task = Task(priority: plan.priority[Int(job)].taskPriority) { [self] in
                 await work(slot: slot, first: job)
             }
-            if state.withLock({ $0.scheduler.register(task, slot: slot) }) { task.cancel() }
+            if state.withLock({ $0.scheduler.register(task, slot: slot, generation: generation) }) { task.cancel() }
         }
         if actions.finished { finishRun() }
     }

@@ -15,7 +15,7 @@ struct SchedulerState {
         /// Parked workers to wake, each with the job it should run.
         var wake: [(CheckedContinuation<Int32, Never>, Int32)] = []
         /// New workers to start: a slot and its first job.
-        var spawn: [(slot: Int, job: Int32)] = []
+        var spawn: [(slot: Int, generation: UInt32, job: Int32)] = []
         /// Workers whose tasks must be cancelled (their running job was cancelled).
         var cancelWorkers: [Task<Void, Never>] = []
         /// Set when this step ended the run.
@@ -44,6 +44,8 @@ struct SchedulerState {
     private var workerJob: [Int32] = []
     private var workerTask: [Task<Void, Never>?] = []
     private var workerRetiring: [Bool] = []
+    /// Bumped each time a slot gets a new worker, so a late registration cannot land on its successor.
+    private var workerGeneration: [UInt32] = []
     private var freeSlots: [Int] = []
     private var idle: [(slot: Int, continuation: CheckedContinuation<Int32, Never>)] = []
     private var liveWorkers = 0
@@ -101,7 +103,10 @@ struct SchedulerState {
 
     /// Records the task of a worker started for `slot`. Returns true when the worker's job was
     /// cancelled before the task existed, so the caller must cancel the task now.
-    mutating func register(_ task: Task<Void, Never>, slot: Int) -> Bool {
+    mutating func register(_ task: Task<Void, Never>, slot: Int, generation: UInt32) -> Bool {
+        guard workerGeneration[slot] == generation else {
+            return false  // the worker already ended and its slot belongs to another now
+        }
         workerTask[slot] = task
         return workerRetiring[slot]
     }
@@ -334,12 +339,14 @@ struct SchedulerState {
                     workerJob.append(-1)
                     workerTask.append(nil)
                     workerRetiring.append(false)
+                    workerGeneration.append(0)
                 }
                 guard let job = takeReady(slot: slot) else { freeSlots.append(slot); break }
                 liveWorkers += 1
                 workerRetiring[slot] = false
                 workerTask[slot] = nil
-                actions.spawn.append((slot, job))
+                workerGeneration[slot] &+= 1
+                actions.spawn.append((slot, workerGeneration[slot], job))
             } else {
                 break
             }
