@@ -1,5 +1,16 @@
 /// The body of a job, with its result type erased.
-typealias JobBody = @Sendable (JobContext) async throws -> any Sendable
+///
+/// An existential of a generic struct rather than a wrapping closure: the user's closure (two
+/// words) fits the existential's inline buffer, so adding a job allocates nothing for its body.
+protocol JobBody: Sendable {
+    func run(_ context: JobContext) async throws -> any Sendable
+}
+
+struct TypedJobBody<Value: Sendable>: JobBody {
+    let body: @Sendable (JobContext) async throws -> Value
+
+    func run(_ context: JobContext) async throws -> any Sendable { try await body(context) }
+}
 
 /// Options most jobs leave at their defaults, stored only for jobs that set them.
 struct JobOptions: Sendable {
@@ -19,18 +30,21 @@ struct JobOptions: Sendable {
 /// let report = try await workflow.start().report()
 /// ```
 public struct Workflow: Sendable {
-    // Jobs are stored as parallel arrays indexed by the order they were added:
-    // one small entry per job, no per-job object.
+    // Jobs are stored as parallel arrays indexed by the order they were added: no object per
+    // job. Options that most jobs leave alone (priority, lane, a typed result) use arrays that
+    // stay empty until a job sets them.
     var ids: [JobID] = []
-    var bodies: [JobBody] = []
-    var priorities: [Priority] = []
-    var laneOfJob: [Int32] = []
-    /// `needStart[i] ..< needStart[i + 1]` are job i's needs in `needIDs`.
+    var bodies: [any JobBody] = []
+    var index = JobIndex()
+    /// `needStart[i] ..< needStart[i + 1]` are job i's needs in `needRefs`: a job's position
+    /// when it was already added, or `-(k + 1)` for `pendingNeeds[k]`, a name resolved at validation.
     var needStart: [Int32] = [0]
-    var needIDs: [JobID] = []
+    var needRefs: [Int32] = []
+    var pendingNeeds: [JobID] = []
+    var explicitPriorities: [Priority] = []
+    var explicitLanes: [Int32] = []
+    var valueFlags: [Bool] = []
     var options: [Int32: JobOptions] = [:]
-    var hasValue: [Bool] = []
-    var index: [JobID: Int32] = [:]
     var lanes: [LaneDefinition] = []
     var laneIndex: [String: Int32] = [:]
 
@@ -48,6 +62,14 @@ public struct Workflow: Sendable {
 
     /// The IDs of the jobs, in the order they were added.
     public var jobIDs: [JobID] { ids }
+
+    /// Makes room for `count` jobs, so adding them does not grow storage step by step.
+    public mutating func reserveCapacity(_ count: Int) {
+        ids.reserveCapacity(count)
+        bodies.reserveCapacity(count)
+        needStart.reserveCapacity(count + 1)
+        index.reserveCapacity(count, ids: ids)
+    }
 
     /// Declares a lane: a named limit on how many of its jobs run at once.
     ///
@@ -93,17 +115,24 @@ public struct Workflow: Sendable {
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
         let job = Int32(ids.count)
-        if let existing = index.updateValue(job, forKey: id) {
-            index[id] = existing
+        ids.append(id)
+        if index.insert(job, ids: ids) != nil {
+            ids.removeLast()
             throw WorkflowError(code: .duplicateJob, message: "duplicate job '\(id)'", jobs: [id])
         }
-        ids.append(id)
-        bodies.append { context in try await body(context) }
-        priorities.append(priority)
-        laneOfJob.append(lane.map { laneSlot($0) } ?? -1)
-        needIDs.append(contentsOf: needs)
-        needStart.append(Int32(needIDs.count))
-        hasValue.append(T.self != Void.self)
+        bodies.append(TypedJobBody(body: body))
+        for need in needs {
+            if let known = index.find(need, in: ids) {
+                needRefs.append(known)
+            } else {
+                pendingNeeds.append(need)
+                needRefs.append(-Int32(pendingNeeds.count))
+            }
+        }
+        needStart.append(Int32(needRefs.count))
+        Self.set(&explicitPriorities, job, priority, default: .utility)
+        Self.set(&explicitLanes, job, lane.map { laneSlot($0) } ?? -1, default: -1)
+        Self.set(&valueFlags, job, T.self != Void.self, default: false)
         if timeout != nil || retry != .none {
             options[job] = JobOptions(timeout: timeout, retry: retry)
         }
@@ -128,8 +157,21 @@ public struct Workflow: Sendable {
         _ = try Plan(self)
     }
 
-    /// The needs of job `job`, as given to `add`.
-    func needs(of job: Int) -> ArraySlice<JobID> {
-        needIDs[Int(needStart[job])..<Int(needStart[job + 1])]
+    /// Stores `value` for `job` in an array that stays empty while every job has the default.
+    private static func set<Value: Equatable>(_ array: inout [Value], _ job: Int32, _ value: Value, default: Value) {
+        if array.isEmpty {
+            guard value != `default` else { return }
+            array = [Value](repeating: `default`, count: Int(job))
+        }
+        array.append(value)
     }
+
+    /// Job `job`'s priority as given to `add`.
+    func priority(of job: Int) -> Priority { explicitPriorities.isEmpty ? .utility : explicitPriorities[job] }
+
+    /// Job `job`'s lane, or -1.
+    func lane(of job: Int) -> Int32 { explicitLanes.isEmpty ? -1 : explicitLanes[job] }
+
+    /// Whether job `job` returns a value other than `Void`.
+    func hasValue(_ job: Int) -> Bool { valueFlags.isEmpty ? false : valueFlags[job] }
 }

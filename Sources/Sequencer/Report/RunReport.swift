@@ -38,7 +38,7 @@ public struct RunReport: Sendable {
         self.duration = duration
         criticalPath = record.criticalPath()
         var counts = [Int](repeating: 0, count: JobPhase.allCases.count)
-        for phase in record.phase { counts[Int(phase.rawValue)] += 1 }
+        for job in record.jobs { counts[Int(job.phase.rawValue)] += 1 }
         func count(_ phase: JobPhase) -> Int { counts[Int(phase.rawValue)] }
         if stopReason == .deadline {
             status = .timedOut
@@ -55,7 +55,7 @@ public struct RunReport: Sendable {
 
     /// The outcome of the job `id`, or nil when the workflow has no such job.
     public func outcome(of id: JobID) -> JobOutcome? {
-        record.plan.index[id].map { record.outcome(of: $0) }
+        record.plan.job(id).map { record.outcome(of: $0) }
     }
 
     /// Every job's outcome, in the order the jobs were added.
@@ -63,14 +63,14 @@ public struct RunReport: Sendable {
 
     /// The result of a job that succeeded, or nil.
     public func value<T: Sendable>(of handle: JobHandle<T>) -> T? {
-        guard let job = record.plan.job(for: handle), record.phase[Int(job)] == .succeeded else { return nil }
+        guard let job = record.plan.job(for: handle), record.jobs[Int(job)].phase == .succeeded else { return nil }
         if T.self == Void.self { return () as? T }
         return record.values.isEmpty ? nil : record.values[Int(job)] as? T
     }
 
     /// How many jobs ended with `status`.
     public func count(_ status: JobStatus) -> Int {
-        record.phase.lazy.filter { $0.status == status }.count
+        record.jobs.lazy.filter { $0.phase.status == status }.count
     }
 
     /// The outcomes of a run, in the order the jobs were added, made as they are read.
@@ -85,33 +85,27 @@ public struct RunReport: Sendable {
 /// The final state of a run's jobs, shared by every copy of its report.
 final class RunRecord: Sendable {
     let plan: Plan
-    let phase: [JobPhase]
-    let startedAt: [Int64]
-    let endedAt: [Int64]
-    let attempts: [UInt16]
+    let jobs: [JobState]
     let values: [(any Sendable)?]
     let failures: [Int32: FailureRecord]
 
     init(_ state: SchedulerState) {
         plan = state.plan
-        phase = state.phase
-        startedAt = state.startedAt
-        endedAt = state.endedAt
-        attempts = state.attempts
+        jobs = state.jobs
         values = state.values
         failures = state.failures
     }
 
     func outcome(of job: Int32) -> JobOutcome {
-        let index = Int(job)
-        let started = startedAt[index] >= 0
+        let state = jobs[Int(job)]
+        let started = state.startedAt >= 0
         return JobOutcome(
-            id: plan.ids[index],
-            status: phase[index].status,
+            id: plan.ids[Int(job)],
+            status: state.phase.status,
             error: error(of: job),
-            attempts: Int(attempts[index]),
-            startedAt: started ? .nanoseconds(startedAt[index]) : nil,
-            endedAt: started ? .nanoseconds(endedAt[index]) : nil)
+            attempts: Int(state.attempts),
+            startedAt: started ? .nanoseconds(state.startedAt) : nil,
+            endedAt: started ? .nanoseconds(state.endedAt) : nil)
     }
 
     /// The job's failure, following skips back to the job where the failure started.
@@ -133,14 +127,15 @@ final class RunRecord: Sendable {
     /// lane predecessor) that ended last before it started.
     /// - Complexity: O(jobs) to find the last job, then O(needs) along the path.
     func criticalPath() -> [JobID] {
-        guard var job = endedAt.indices.max(by: { endedAt[$0] < endedAt[$1] }), endedAt[job] >= 0 else { return [] }
+        func endedAt(_ job: Int) -> Int64 { jobs[job].endedAt }
+        guard var job = jobs.indices.max(by: { endedAt($0) < endedAt($1) }), endedAt(job) >= 0 else { return [] }
         var path = [plan.ids[job]]
         while true {
             var best = -1
             var candidates = plan.needRange(of: job).map { Int(plan.needs[$0]) }
             if let previous = lanePredecessor(of: job) { candidates.append(previous) }
-            for candidate in candidates where endedAt[candidate] >= 0 && endedAt[candidate] <= startedAt[job] {
-                if best < 0 || endedAt[candidate] > endedAt[best] { best = candidate }
+            for candidate in candidates where endedAt(candidate) >= 0 && endedAt(candidate) <= jobs[job].startedAt {
+                if best < 0 || endedAt(candidate) > endedAt(best) { best = candidate }
             }
             guard best >= 0, path.count <= plan.count else { break }
             job = best
@@ -150,7 +145,7 @@ final class RunRecord: Sendable {
     }
 
     private func lanePredecessor(of job: Int) -> Int? {
-        let lane = plan.laneOfJob[job]
+        let lane = plan.lane(of: job)
         guard lane >= 0, plan.lanes[Int(lane)].width == 1 else { return nil }
         let members = plan.lanes[Int(lane)].members
         guard let position = members.firstIndex(of: Int32(job)), position > 0 else { return nil }
@@ -162,6 +157,6 @@ extension Plan {
     /// The index of the job a handle refers to, checking the handle belongs to this workflow.
     func job<T>(for handle: JobHandle<T>) -> Int32? {
         if handle.index >= 0, Int(handle.index) < count, ids[Int(handle.index)] == handle.id { return handle.index }
-        return index[handle.id]
+        return job(handle.id)
     }
 }

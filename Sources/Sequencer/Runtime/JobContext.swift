@@ -24,7 +24,7 @@ public struct JobContext: Sendable {
     public var id: JobID { core.plan.ids[Int(job)] }
 
     /// The priority the job runs at: its own, or higher when a higher-priority job needs it.
-    public var priority: Priority { core.plan.priority[Int(job)] }
+    public var priority: Priority { core.plan.priority(of: Int(job)) }
 
     /// Time since the run started, on the run's clock.
     public var elapsed: Duration { .nanoseconds(core.time.now()) }

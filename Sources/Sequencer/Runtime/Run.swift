@@ -19,7 +19,7 @@ public final class Run: Sendable {
     /// Cancels one job. If it has not started it never will; if it is running its body is
     /// cancelled. Jobs that need it are skipped. Unknown IDs and finished jobs are ignored.
     public func cancel(_ id: JobID) {
-        guard let job = core.plan.index[id] else { return }
+        guard let job = core.plan.job(id) else { return }
         core.perform(core.state.withLock { $0.scheduler.cancel(job) })
     }
 

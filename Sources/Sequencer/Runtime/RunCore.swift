@@ -44,8 +44,12 @@ final class RunCore: Sendable {
 
     private func work(slot: Int, first: Int32) async {
         var job = first
+        var startedAt = time.now()
         while true {
-            let completion = await execute(job)
+            let completion = await execute(job, startedAt: startedAt)
+            // Going straight on to the next job, the clock reading that ended this job starts
+            // the next: one reading per job instead of two.
+            startedAt = completion.endedAt >= 0 ? completion.endedAt : time.now()
             var actions = SchedulerState.Actions()
             let next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, into: &actions) }
             perform(actions)
@@ -62,27 +66,27 @@ final class RunCore: Sendable {
                 }
                 guard woken >= 0 else { return }
                 job = woken
+                startedAt = time.now()
             }
         }
     }
 
     /// Runs a job's body with its retries and timeout, timing it.
-    private func execute(_ job: Int32) async -> Completion {
+    private func execute(_ job: Int32, startedAt: Int64) async -> Completion {
         guard !Task.isCancelled else {
             return Completion(result: .notStarted, attempts: 0, startedAt: -1, endedAt: -1)
         }
         let options = hasOptions ? plan.options[job] : nil
         let body = plan.bodies[Int(job)]
-        let startedAt = time.now()
         var attempt = 1
         while true {
             let context = JobContext(job: job, attempt: attempt, core: self)
             do {
                 let value: any Sendable
                 if let timeout = options?.timeout {
-                    value = try await withTimeout(timeout) { try await body(context) }
+                    value = try await withTimeout(timeout) { try await body.run(context) }
                 } else {
-                    value = try await body(context)
+                    value = try await body.run(context)
                 }
                 return Completion(result: .succeeded(value), attempts: attempt, startedAt: startedAt, endedAt: time.now())
             } catch is TimeoutSignal {
@@ -129,7 +133,7 @@ final class RunCore: Sendable {
         for (continuation, job) in actions.wake { continuation.resume(returning: job) }
         for task in actions.cancelWorkers { task.cancel() }
         for (slot, generation, job) in actions.spawn {
-            let task = Task(priority: plan.priority[Int(job)].taskPriority) { [self] in
+            let task = Task(priority: plan.priority(of: Int(job)).taskPriority) { [self] in
                 await work(slot: slot, first: job)
             }
             if state.withLock({ $0.scheduler.register(task, slot: slot, generation: generation) }) { task.cancel() }

@@ -33,8 +33,8 @@ struct SchedulerState {
     let maxWorkers: Int
     let keepGoing: Bool
 
-    private(set) var phase: [JobPhase]
-    private var remainingNeeds: [Int32]
+    /// Every job's state, packed so that the scheduler touches one cache line per job.
+    private(set) var jobs: [JobState]
     private var ready: ReadyQueue
     private var laneUsed: [Int]
     private var laneHead: [Int]
@@ -50,10 +50,7 @@ struct SchedulerState {
     private var idle: [(slot: Int, continuation: CheckedContinuation<Int32, Never>)] = []
     private var liveWorkers = 0
 
-    // Outcomes.
-    private(set) var startedAt: [Int64]
-    private(set) var endedAt: [Int64]
-    private(set) var attempts: [UInt16]
+    // Outcomes (timing and attempts live in `jobs`).
     private(set) var values: [(any Sendable)?]
     private(set) var failures: [Int32: FailureRecord] = [:]
     private var cancelRequested: Set<Int32> = []
@@ -73,17 +70,18 @@ struct SchedulerState {
         self.keepGoing = keepGoing
         self.events = events
         let count = plan.count
-        phase = [JobPhase](repeating: .waiting, count: count)
-        remainingNeeds = [Int32](repeating: 0, count: count)
-        for job in 0..<count { remainingNeeds[job] = plan.needStart[job + 1] - plan.needStart[job] }
+        jobs = (0..<count).map { job in
+            JobState(
+                remaining: plan.needStart[job + 1] - plan.needStart[job],
+                lane: plan.lane(of: job),
+                phase: .waiting,
+                priority: plan.priority(of: job))
+        }
         ready = ReadyQueue()
         laneUsed = [Int](repeating: 0, count: plan.lanes.count)
         laneHead = [Int](repeating: 0, count: plan.lanes.count)
         laneBacklog = [Deque<Int32>](repeating: [], count: plan.lanes.count)
-        startedAt = [Int64](repeating: -1, count: count)
-        endedAt = [Int64](repeating: -1, count: count)
-        attempts = [UInt16](repeating: 0, count: count)
-        values = plan.hasValue.contains(true) ? [(any Sendable)?](repeating: nil, count: count) : []
+        values = plan.hasValues ? [(any Sendable)?](repeating: nil, count: count) : []
         counts = [Int](repeating: 0, count: JobPhase.allCases.count)
         counts[Int(JobPhase.waiting.rawValue)] = count
     }
@@ -93,7 +91,7 @@ struct SchedulerState {
     /// Queues every job that needs nothing and starts the first workers.
     mutating func begin() -> Actions {
         var actions = Actions()
-        for job in 0..<plan.count where remainingNeeds[job] == 0 {
+        for job in 0..<plan.count where jobs[job].remaining == 0 {
             becomeReady(Int32(job))
         }
         dispatch(into: &actions)
@@ -126,21 +124,21 @@ struct SchedulerState {
     /// does next.
     mutating func finish(_ job: Int32, _ completion: Completion, slot: Int, into actions: inout Actions) -> Next {
         let index = Int(job)
-        startedAt[index] = completion.startedAt
-        endedAt[index] = completion.endedAt
-        attempts[index] = UInt16(clamping: completion.attempts)
+        jobs[index].startedAt = completion.startedAt
+        jobs[index].endedAt = completion.endedAt
+        jobs[index].attempts = UInt16(clamping: completion.attempts)
         workerJob[slot] = -1
         let cancelled = cancelRequested.remove(job) != nil
 
         switch completion.result {
         case .succeeded(let value):
-            if plan.hasValue[index] { values[index] = value }
+            if plan.hasValue(index) { values[index] = value }
             setPhase(job, .succeeded)
             releaseLane(of: job)
             for edge in plan.dependentRange(of: index) {
                 let dependent = plan.dependents[edge]
-                remainingNeeds[Int(dependent)] -= 1
-                if remainingNeeds[Int(dependent)] == 0, phase[Int(dependent)] == .waiting {
+                jobs[Int(dependent)].remaining -= 1
+                if jobs[Int(dependent)].remaining == 0, jobs[Int(dependent)].phase == .waiting {
                     becomeReady(dependent)
                 }
             }
@@ -179,13 +177,13 @@ struct SchedulerState {
     /// Ends a job that did not succeed: records why, frees its lane slot, skips its dependents,
     /// and, unless the run keeps going, stops starting jobs after a failure.
     private mutating func end(_ job: Int32, _ newPhase: JobPhase, _ record: FailureRecord) {
-        let old = phase[Int(job)]
+        let old = jobs[Int(job)].phase
         failures[job] = record
         setPhase(job, newPhase)
         if old == .queued || old == .running {
             releaseLane(of: job)
-        } else if plan.laneOfJob[Int(job)] >= 0 {
-            admit(lane: Int(plan.laneOfJob[Int(job)]))  // it no longer holds its place
+        } else if jobs[Int(job)].lane >= 0 {
+            admit(lane: Int(jobs[Int(job)].lane))  // it no longer holds its place
         }
         skipDependents(of: job)
         if (newPhase == .failed || newPhase == .timedOut), !keepGoing, stopReason == nil {
@@ -216,7 +214,7 @@ struct SchedulerState {
     /// if it is running, its worker is cancelled. A finished job is left as it is.
     mutating func cancel(_ job: Int32) -> Actions {
         var actions = Actions()
-        switch phase[Int(job)] {
+        switch jobs[Int(job)].phase {
         case .waiting, .laneWaiting, .queued:
             end(job, .cancelled, FailureRecord(code: .cancelled))
         case .running:
@@ -235,14 +233,14 @@ struct SchedulerState {
 
     /// Ends every job that has not started.
     private mutating func endPending(code: JobError.Code, phase newPhase: JobPhase, cause: Int32) {
-        for job in 0..<plan.count where phase[job].isPending {
+        for job in 0..<plan.count where jobs[job].phase.isPending {
             let job = Int32(job)
             failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
             setPhase(job, newPhase)
         }
         for lane in laneUsed.indices { laneUsed[lane] = 0 }
         for slot in workerJob.indices where workerJob[slot] >= 0 {
-            let lane = plan.laneOfJob[Int(workerJob[slot])]
+            let lane = jobs[Int(workerJob[slot])].lane
             if lane >= 0 { laneUsed[Int(lane)] += 1 }
         }
     }
@@ -251,7 +249,7 @@ struct SchedulerState {
 
     /// A job whose needs all succeeded: queue it, or let its lane decide when.
     private mutating func becomeReady(_ job: Int32) {
-        let lane = plan.laneOfJob[Int(job)]
+        let lane = jobs[Int(job)].lane
         guard lane >= 0 else { return queue(job) }
         setPhase(job, .laneWaiting)
         if !plan.lanes[Int(lane)].ordered { laneBacklog[Int(lane)].append(job) }
@@ -260,7 +258,7 @@ struct SchedulerState {
 
     private mutating func queue(_ job: Int32) {
         setPhase(job, .queued)
-        ready.append(job, priority: plan.priority[Int(job)])
+        ready.append(job, priority: jobs[Int(job)].priority)
     }
 
     /// Moves jobs of `lane` into the ready queue while the lane has free slots: in an ordered
@@ -271,7 +269,7 @@ struct SchedulerState {
             let members = definition.members
             while laneHead[lane] < members.count {
                 let job = members[laneHead[lane]]
-                let current = phase[Int(job)]
+                let current = jobs[Int(job)].phase
                 if current.isTerminal || current == .running || current == .queued {
                     laneHead[lane] += 1
                 } else if current == .laneWaiting, laneUsed[lane] < definition.width {
@@ -284,7 +282,7 @@ struct SchedulerState {
             }
         } else {
             while laneUsed[lane] < definition.width, let job = laneBacklog[lane].popFirst() {
-                guard phase[Int(job)] == .laneWaiting else { continue }
+                guard jobs[Int(job)].phase == .laneWaiting else { continue }
                 laneUsed[lane] += 1
                 queue(job)
             }
@@ -292,7 +290,7 @@ struct SchedulerState {
     }
 
     private mutating func releaseLane(of job: Int32) {
-        let lane = plan.laneOfJob[Int(job)]
+        let lane = jobs[Int(job)].lane
         guard lane >= 0 else { return }
         laneUsed[Int(lane)] -= 1
         admit(lane: Int(lane))
@@ -304,10 +302,10 @@ struct SchedulerState {
         while let current = stack.popLast() {
             for edge in plan.dependentRange(of: Int(current)) {
                 let dependent = plan.dependents[edge]
-                guard phase[Int(dependent)] == .waiting else { continue }
+                guard jobs[Int(dependent)].phase == .waiting else { continue }
                 failures[dependent] = FailureRecord(code: .neededJobFailed, underlying: nil, cause: current)
                 setPhase(dependent, .skipped)
-                let lane = plan.laneOfJob[Int(dependent)]
+                let lane = jobs[Int(dependent)].lane
                 if lane >= 0 { admit(lane: Int(lane)) }
                 stack.append(dependent)
             }
@@ -319,7 +317,7 @@ struct SchedulerState {
     /// Takes the next queued job for the worker in `slot`.
     private mutating func takeReady(slot: Int) -> Int32? {
         while let job = ready.popFirst() {
-            guard phase[Int(job)] == .queued else { continue }  // cancelled while queued
+            guard jobs[Int(job)].phase == .queued else { continue }  // cancelled while queued
             setPhase(job, .running)
             workerJob[slot] = job
             return job
@@ -374,8 +372,8 @@ struct SchedulerState {
     // MARK: - Reading
 
     private mutating func setPhase(_ job: Int32, _ newPhase: JobPhase) {
-        let old = phase[Int(job)]
-        phase[Int(job)] = newPhase
+        let old = jobs[Int(job)].phase
+        jobs[Int(job)].phase = newPhase
         counts[Int(old.rawValue)] -= 1
         counts[Int(newPhase.rawValue)] += 1
         if newPhase.isTerminal { finishedCount += 1 }

@@ -48,7 +48,7 @@ struct Graph {
     /// wait forever. Those waits are extra edges; a cycle through them is a deadlock.
     /// - Throws: ``WorkflowError`` `.laneOrderDeadlock`, naming each step of the wait.
     /// - Complexity: O(jobs + needs).
-    func checkLaneOrder(lanes: [Plan.Lane], laneOfJob: [Int32], ids: [JobID]) throws {
+    func checkLaneOrder(lanes: [Plan.Lane], laneOfJob: (Int) -> Int32, ids: [JobID]) throws {
         guard lanes.contains(where: { $0.ordered && $0.members.count > 1 }) else { return }
         var previous = [Int32](repeating: -1, count: count)
         var next = [Int32](repeating: -1, count: count)
@@ -91,7 +91,7 @@ struct Graph {
             if edges.contains(where: { needs[$0] == awaited }) {
                 steps.append("'\(ids[Int(waiter)])' needs '\(ids[Int(awaited)])'")
             } else {
-                let lane = lanes[Int(laneOfJob[Int(waiter)])].name
+                let lane = lanes[Int(laneOfJob(Int(waiter)))].name
                 steps.append("'\(ids[Int(waiter)])' waits for '\(ids[Int(awaited)])' to start first in lane '\(lane)'")
             }
         }

@@ -1,4 +1,4 @@
-/// A validated workflow compiled for running: needs resolved to indices, the reverse
+/// A validated workflow compiled for running: needs resolved to positions, the reverse
 /// edges (dependents), lanes with their members, and each job's effective priority.
 ///
 /// Built once per run; immutable, so every worker reads it without a lock.
@@ -13,9 +13,7 @@ final class Plan: Sendable {
 
     let count: Int
     let ids: [JobID]
-    let bodies: [JobBody]
-    let index: [JobID: Int32]
-    let hasValue: [Bool]
+    let bodies: [any JobBody]
     let options: [Int32: JobOptions]
     /// `needStart[i] ..< needStart[i + 1]` index job i's needs in `needs`.
     let needStart: [Int32]
@@ -23,61 +21,110 @@ final class Plan: Sendable {
     /// `dependentStart[i] ..< dependentStart[i + 1]` index the jobs that need job i in `dependents`.
     let dependentStart: [Int32]
     let dependents: [Int32]
-    /// Each job's priority raised to the highest priority of any job that needs it, directly or not.
-    let priority: [Priority]
-    /// Each job's lane, or -1.
-    let laneOfJob: [Int32]
     let lanes: [Lane]
+    private let index: JobIndex
+    private let valueFlags: [Bool]
+    private let explicitLanes: [Int32]
+    /// Each job's priority raised to the highest priority of any job that needs it, directly or
+    /// not; empty when every job has the default priority.
+    private let raisedPriorities: [Priority]
 
     /// Compiles and validates `workflow`.
-    /// - Throws: ``WorkflowError`` for an unknown need or lane, a bad width, a cycle, or a lane-order deadlock.
+    /// - Throws: ``WorkflowError`` for an unknown need or lane, a bad option, a cycle, or a
+    ///   lane-order deadlock.
     /// - Complexity: O(jobs + needs), without recursion.
     init(_ workflow: Workflow) throws {
         let count = workflow.count
         self.count = count
         ids = workflow.ids
         bodies = workflow.bodies
-        index = workflow.index
-        hasValue = workflow.hasValue
         options = workflow.options
-        laneOfJob = workflow.laneOfJob
+        index = workflow.index
+        valueFlags = workflow.valueFlags
+        explicitLanes = workflow.explicitLanes
         needStart = workflow.needStart
+        needs = try Self.resolveNeeds(workflow)
+        (dependentStart, dependents) = Self.reverse(needStart: needStart, needs: needs, count: count)
+        lanes = try Self.compileLanes(workflow)
+        try Self.checkOptions(workflow)
 
-        var needs = [Int32]()
-        needs.reserveCapacity(workflow.needIDs.count)
-        var dependentCount = [Int32](repeating: 0, count: count + 1)
-        for job in 0..<count {
-            for need in workflow.needs(of: job) {
-                guard let target = workflow.index[need] else {
-                    throw WorkflowError(
-                        code: .unknownNeed,
-                        message: "job '\(workflow.ids[job])' needs '\(need)', which is not a job in the workflow",
-                        jobs: [workflow.ids[job], need])
+        let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
+        let order = try graph.topologicalOrder(ids: ids)
+        try graph.checkLaneOrder(lanes: lanes, laneOfJob: { workflow.lane(of: $0) }, ids: ids)
+
+        var priority = workflow.explicitPriorities
+        if !priority.isEmpty {
+            for job in order.reversed() {
+                let raised = priority[Int(job)]
+                for edge in Int(needStart[Int(job)])..<Int(needStart[Int(job) + 1]) {
+                    let need = Int(needs[edge])
+                    if priority[need] < raised { priority[need] = raised }
                 }
-                needs.append(target)
-                dependentCount[Int(target)] += 1
             }
         }
-        self.needs = needs
+        raisedPriorities = priority
+    }
 
-        // Reverse edges in compressed form: offsets by prefix sum, then fill.
-        var dependentStart = [Int32](repeating: 0, count: count + 1)
-        for job in 0..<count { dependentStart[job + 1] = dependentStart[job] + dependentCount[job] }
-        var fill = dependentStart
+    func needRange(of job: Int) -> Range<Int> { Int(needStart[job])..<Int(needStart[job + 1]) }
+    func dependentRange(of job: Int) -> Range<Int> { Int(dependentStart[job])..<Int(dependentStart[job + 1]) }
+
+    /// The position of the job `id`, or nil.
+    func job(_ id: JobID) -> Int32? { index.find(id, in: ids) }
+
+    /// Whether the job returns a value other than `Void`.
+    func hasValue(_ job: Int) -> Bool { valueFlags.isEmpty ? false : valueFlags[job] }
+
+    /// Whether any job returns a value other than `Void`.
+    var hasValues: Bool { valueFlags.contains(true) }
+
+    /// The job's lane, or -1.
+    func lane(of job: Int) -> Int32 { explicitLanes.isEmpty ? -1 : explicitLanes[job] }
+
+    /// The priority the job runs at.
+    func priority(of job: Int) -> Priority { raisedPriorities.isEmpty ? .utility : raisedPriorities[job] }
+
+    /// Needs as positions; names that were not yet added when their dependent was are looked up now.
+    private static func resolveNeeds(_ workflow: Workflow) throws -> [Int32] {
+        guard !workflow.pendingNeeds.isEmpty else { return workflow.needRefs }
+        var needs = workflow.needRefs
+        for job in 0..<workflow.count {
+            for edge in Int(workflow.needStart[job])..<Int(workflow.needStart[job + 1]) where needs[edge] < 0 {
+                let name = workflow.pendingNeeds[Int(-needs[edge] - 1)]
+                guard let target = workflow.index.find(name, in: workflow.ids) else {
+                    throw WorkflowError(
+                        code: .unknownNeed,
+                        message: "job '\(workflow.ids[job])' needs '\(name)', which is not a job in the workflow",
+                        jobs: [workflow.ids[job], name])
+                }
+                needs[edge] = target
+            }
+        }
+        return needs
+    }
+
+    /// The reverse edges in compressed form: count each job's dependents, turn counts into
+    /// offsets, then place each edge, advancing its job's offset.
+    private static func reverse(needStart: [Int32], needs: [Int32], count: Int) -> ([Int32], [Int32]) {
+        var start = [Int32](repeating: 0, count: count + 2)
+        for need in needs { start[Int(need) + 2] += 1 }
+        for job in 0..<count { start[job + 2] += start[job + 1] }
         var dependents = [Int32](repeating: 0, count: needs.count)
         for job in 0..<count {
             for edge in Int(needStart[job])..<Int(needStart[job + 1]) {
-                let need = Int(needs[edge])
-                dependents[Int(fill[need])] = Int32(job)
-                fill[need] += 1
+                let slot = Int(needs[edge]) + 1
+                dependents[Int(start[slot])] = Int32(job)
+                start[slot] += 1
             }
         }
-        self.dependentStart = dependentStart
-        self.dependents = dependents
+        start.removeLast()
+        return (start, dependents)
+    }
 
+    private static func compileLanes(_ workflow: Workflow) throws -> [Lane] {
+        guard !workflow.lanes.isEmpty else { return [] }
         var members = [[Int32]](repeating: [], count: workflow.lanes.count)
-        for job in 0..<count where workflow.laneOfJob[job] >= 0 {
-            members[Int(workflow.laneOfJob[job])].append(Int32(job))
+        for job in 0..<workflow.count where workflow.lane(of: job) >= 0 {
+            members[Int(workflow.lane(of: job))].append(Int32(job))
         }
         var lanes = [Lane]()
         for (slot, lane) in workflow.lanes.enumerated() {
@@ -89,36 +136,27 @@ final class Plan: Sendable {
                     jobs: user.map { [$0] } ?? [])
             }
             guard width >= 1 else {
-                throw WorkflowError(code: .invalidLaneWidth, message: "lane '\(lane.name)' has width \(width); a lane's width must be at least 1")
+                throw WorkflowError(
+                    code: .invalidLaneWidth,
+                    message: "lane '\(lane.name)' has width \(width); a lane's width must be at least 1")
             }
             lanes.append(Lane(name: lane.name, width: width, ordered: lane.ordered, members: members[slot]))
         }
-        self.lanes = lanes
-
-        for (job, options) in workflow.options {
-            if let timeout = options.timeout, timeout <= .zero {
-                throw WorkflowError(code: .invalidOption, message: "job '\(ids[Int(job)])' has timeout \(timeout); a timeout must be positive", jobs: [ids[Int(job)]])
-            }
-            if options.retry.maxAttempts < 1 {
-                throw WorkflowError(code: .invalidOption, message: "job '\(ids[Int(job)])' allows \(options.retry.maxAttempts) attempts; at least 1 is needed", jobs: [ids[Int(job)]])
-            }
-        }
-
-        let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
-        let order = try graph.topologicalOrder(ids: ids)
-        try graph.checkLaneOrder(lanes: lanes, laneOfJob: laneOfJob, ids: ids)
-
-        var priority = workflow.priorities
-        for job in order.reversed() {
-            let raised = priority[Int(job)]
-            for edge in Int(needStart[Int(job)])..<Int(needStart[Int(job) + 1]) {
-                let need = Int(needs[edge])
-                if priority[need] < raised { priority[need] = raised }
-            }
-        }
-        self.priority = priority
+        return lanes
     }
 
-    func needRange(of job: Int) -> Range<Int> { Int(needStart[job])..<Int(needStart[job + 1]) }
-    func dependentRange(of job: Int) -> Range<Int> { Int(dependentStart[job])..<Int(dependentStart[job + 1]) }
+    private static func checkOptions(_ workflow: Workflow) throws {
+        for (job, options) in workflow.options.sorted(by: { $0.key < $1.key }) {
+            let id = workflow.ids[Int(job)]
+            if let timeout = options.timeout, timeout <= .zero {
+                throw WorkflowError(
+                    code: .invalidOption, message: "job '\(id)' has timeout \(timeout); a timeout must be positive", jobs: [id])
+            }
+            if options.retry.maxAttempts < 1 {
+                throw WorkflowError(
+                    code: .invalidOption,
+                    message: "job '\(id)' allows \(options.retry.maxAttempts) attempts; at least 1 is needed", jobs: [id])
+            }
+        }
+    }
 }
