@@ -78,13 +78,16 @@ final class RunCore: Sendable {
         }
         let options = hasOptions ? plan.options[job] : nil
         let body = plan.bodies[Int(job)]
+        // A worker's task keeps the priority of the job it was started for; a job of higher
+        // priority runs in a child task at its own priority.
+        let raise = plan.hasPriorities && plan.priority(of: Int(job)).taskPriority > Task.currentPriority
         var attempt = 1
         while true {
             let context = JobContext(job: job, attempt: attempt, core: self)
             do {
                 let value: any Sendable
-                if let timeout = options?.timeout {
-                    value = try await withTimeout(timeout) { try await body.run(context) }
+                if options?.timeout != nil || raise {
+                    value = try await inChildTask(job, timeout: options?.timeout) { try await body.run(context) }
                 } else {
                     value = try await body.run(context)
                 }
@@ -109,17 +112,21 @@ final class RunCore: Sendable {
 
     private struct TimeoutSignal: Error {}
 
-    /// Runs `body`, cancelling it when `timeout` passes on the run's clock. Waits for the body to
-    /// end after cancelling it (cancellation is cooperative).
-    private func withTimeout(
-        _ timeout: Duration, _ body: @escaping @Sendable () async throws -> any Sendable
+    /// Runs `body` in a child task at the job's priority and, with a timeout, cancels it when the
+    /// timeout passes on the run's clock. Waits for the body to end after cancelling it
+    /// (cancellation is cooperative).
+    private func inChildTask(
+        _ job: Int32, timeout: Duration?, _ body: @escaping @Sendable () async throws -> any Sendable
     ) async throws -> any Sendable {
         let time = self.time
+        let priority = plan.priority(of: Int(job)).taskPriority
         return try await withThrowingTaskGroup(of: (any Sendable).self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await time.sleep(for: timeout)
-                throw TimeoutSignal()
+            group.addTask(priority: priority) { try await body() }
+            if let timeout {
+                group.addTask {
+                    try await time.sleep(for: timeout)
+                    throw TimeoutSignal()
+                }
             }
             defer { group.cancelAll() }
             guard let value = try await group.next() else { throw CancellationError() }

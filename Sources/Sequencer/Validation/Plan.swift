@@ -80,6 +80,9 @@ final class Plan: Sendable {
     /// The job's lane, or -1.
     func lane(of job: Int) -> Int32 { explicitLanes.isEmpty ? -1 : explicitLanes[job] }
 
+    /// Whether any job has a priority other than the default.
+    var hasPriorities: Bool { !raisedPriorities.isEmpty }
+
     /// The priority the job runs at.
     func priority(of job: Int) -> Priority { raisedPriorities.isEmpty ? .utility : raisedPriorities[job] }
 
