@@ -12,8 +12,14 @@ struct TypedJobBody<Value: Sendable>: JobBody {
     func run(_ context: JobContext) async throws -> any Sendable { try await body(context) }
 }
 
+struct VoidJobBody: JobBody {
+    let body: @Sendable (JobContext) async throws -> Void
+
+    func run(_ context: JobContext) async throws -> any Sendable { try await body(context) }
+}
+
 /// Options most jobs leave at their defaults, stored only for jobs that set them.
-struct JobOptions: Sendable {
+struct JobOptions: Sendable, Equatable {
     var timeout: Duration?
     var retry: RetryPolicy = .none
 }
@@ -35,16 +41,19 @@ public struct Workflow: Sendable {
     // stay empty until a job sets them.
     var ids: [JobID] = []
     var bodies: [any JobBody] = []
-    var index = JobIndex()
-    /// `needStart[i] ..< needStart[i + 1]` are job i's needs in `needRefs`: a job's position
-    /// when it was already added, or `-(k + 1)` for `pendingNeeds[k]`, a name resolved at validation.
+    /// `needStart[i] ..< needStart[i + 1]` are job i's needs in `needRefs`: a job's position,
+    /// or `-(k + 1)` for the name `pendingNeeds[k]`, not looked up yet.
     var needStart: [Int32] = [0]
     var needRefs: [Int32] = []
-    var pendingNeeds: [JobID] = []
+    /// Names are indexed and looked up in batches (see `Workflow+Names.swift`).
+    var names = NameBatches()
     var explicitPriorities: [Priority] = []
     var explicitLanes: [Int32] = []
     var valueFlags: [Bool] = []
-    var options: [Int32: JobOptions] = [:]
+    /// Each job's entry in `optionSets`, or -1; empty while no job sets an option. Jobs that
+    /// set the same options share one entry.
+    var optionRefs: [Int32] = []
+    var optionSets: [JobOptions] = []
     var lanes: [LaneDefinition] = []
     var laneIndex: [String: Int32] = [:]
 
@@ -68,7 +77,7 @@ public struct Workflow: Sendable {
         ids.reserveCapacity(count)
         bodies.reserveCapacity(count)
         needStart.reserveCapacity(count + 1)
-        index.reserveCapacity(count, ids: ids)
+        names.index.reserveCapacity(count)
     }
 
     /// Declares a lane: a named limit on how many of its jobs run at once.
@@ -103,7 +112,8 @@ public struct Workflow: Sendable {
     ///   - retry: how failures are retried.
     ///   - body: the work; it receives a ``JobContext`` and returns the job's result.
     /// - Returns: a handle to read the job's result with ``JobContext/value(of:)``.
-    /// - Throws: ``WorkflowError`` with code `.duplicateJob` when the ID is taken.
+    /// - Throws: nothing yet; options that can be invalid will throw here. A duplicate ID is
+    ///   reported by ``validate()`` and ``start(_:)`` (`.duplicateJob`), before anything runs.
     @discardableResult
     public mutating func add<T: Sendable>(
         _ id: JobID,
@@ -116,26 +126,28 @@ public struct Workflow: Sendable {
     ) throws -> JobHandle<T> {
         let job = Int32(ids.count)
         ids.append(id)
-        if index.insert(job, ids: ids) != nil {
-            ids.removeLast()
-            throw WorkflowError(code: .duplicateJob, message: "duplicate job '\(id)'", jobs: [id])
+        if T.self == Void.self {
+            // The same function type when T is Void: a non-generic body skips a runtime generic
+            // metadata lookup for every job, the common case of jobs that return nothing.
+            bodies.append(VoidJobBody(body: unsafeBitCast(body, to: (@Sendable (JobContext) async throws -> Void).self)))
+        } else {
+            bodies.append(TypedJobBody(body: body))
         }
-        bodies.append(TypedJobBody(body: body))
         for need in needs {
-            if let known = index.find(need, in: ids) {
-                needRefs.append(known)
-            } else {
-                pendingNeeds.append(need)
-                needRefs.append(-Int32(pendingNeeds.count))
-            }
+            needRefs.append(names.refer(to: need, edge: Int32(needRefs.count)))
         }
         needStart.append(Int32(needRefs.count))
+        if names.isFull(ids: ids) { names.flush(ids: ids, needRefs: &needRefs) }
         Self.set(&explicitPriorities, job, priority, default: .utility)
         Self.set(&explicitLanes, job, lane.map { laneSlot($0) } ?? -1, default: -1)
         Self.set(&valueFlags, job, T.self != Void.self, default: false)
-        if timeout != nil || retry != .none {
-            options[job] = JobOptions(timeout: timeout, retry: retry)
+        let options = JobOptions(timeout: timeout, retry: retry)
+        var ref: Int32 = -1
+        if options != JobOptions() {
+            if optionSets.last != options { optionSets.append(options) }
+            ref = Int32(optionSets.count - 1)
         }
+        Self.set(&optionRefs, job, ref, default: -1)
         return JobHandle(id: id, index: job)
     }
 

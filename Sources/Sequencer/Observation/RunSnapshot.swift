@@ -45,7 +45,7 @@ public enum RunEvent: Sendable, Hashable {
 
 extension SchedulerState {
     func snapshot(elapsed: Duration) -> RunSnapshot {
-        func count(_ phase: JobPhase) -> Int { counts[Int(phase.rawValue)] }
+        func count(_ phase: JobPhase) -> Int { counts[phase] }
         return RunSnapshot(
             elapsed: elapsed,
             total: plan.count,

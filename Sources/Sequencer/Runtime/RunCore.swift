@@ -24,7 +24,7 @@ final class RunCore: Sendable {
     init(plan: Plan, options: RunOptions) {
         self.plan = plan
         time = makeRunTime(options.clock)
-        hasOptions = !plan.options.isEmpty
+        hasOptions = plan.hasOptions
         state = Mutex(State(scheduler: SchedulerState(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events)))
     }
@@ -76,7 +76,7 @@ final class RunCore: Sendable {
         guard !Task.isCancelled else {
             return Completion(result: .notStarted, attempts: 0, startedAt: -1, endedAt: -1)
         }
-        let options = hasOptions ? plan.options[job] : nil
+        let options = hasOptions ? plan.options(of: Int(job)) : nil
         let body = plan.bodies[Int(job)]
         // A worker's task keeps the priority of the job it was started for; a job of higher
         // priority runs in a child task at its own priority.

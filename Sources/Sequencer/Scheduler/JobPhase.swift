@@ -18,6 +18,41 @@ enum JobPhase: UInt8, CaseIterable {
     var isPending: Bool { rawValue < JobPhase.running.rawValue }
 }
 
+/// How many jobs are in each phase; fixed fields, so counting allocates nothing.
+struct PhaseCounts {
+    private var waiting = 0, laneWaiting = 0, queued = 0, running = 0
+    private var succeeded = 0, failed = 0, cancelled = 0, skipped = 0, timedOut = 0
+
+    subscript(phase: JobPhase) -> Int {
+        get {
+            switch phase {
+            case .waiting: waiting
+            case .laneWaiting: laneWaiting
+            case .queued: queued
+            case .running: running
+            case .succeeded: succeeded
+            case .failed: failed
+            case .cancelled: cancelled
+            case .skipped: skipped
+            case .timedOut: timedOut
+            }
+        }
+        set {
+            switch phase {
+            case .waiting: waiting = newValue
+            case .laneWaiting: laneWaiting = newValue
+            case .queued: queued = newValue
+            case .running: running = newValue
+            case .succeeded: succeeded = newValue
+            case .failed: failed = newValue
+            case .cancelled: cancelled = newValue
+            case .skipped: skipped = newValue
+            case .timedOut: timedOut = newValue
+            }
+        }
+    }
+}
+
 /// Why a run stopped starting jobs before all of them ran.
 enum StopReason: Equatable {
     /// A job failed and the run does not keep going.

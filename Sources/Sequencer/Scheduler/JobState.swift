@@ -5,6 +5,8 @@ struct JobState {
     var remaining: Int32
     /// Its lane, or -1.
     var lane: Int32
+    /// Where its dependents start in the plan's `dependents` (they end where the next job's start).
+    var firstDependent: Int32
     var phase: JobPhase
     /// Its effective priority (raised by the jobs that need it).
     var priority: Priority

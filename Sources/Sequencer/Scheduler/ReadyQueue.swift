@@ -1,34 +1,35 @@
 import DequeModule
 
 /// Jobs ready to start, first by priority, then first in, first out.
+///
+/// One queue per priority, held in fixed fields rather than an array of queues, so that a push
+/// or a pop touches one buffer.
 struct ReadyQueue {
-    private var queues = [Deque<Int32>](repeating: [], count: Priority.allCases.count)
+    private var background = Deque<Int32>()
+    private var utility = Deque<Int32>()
+    private var userInitiated = Deque<Int32>()
+    private var userInteractive = Deque<Int32>()
     private(set) var count = 0
-
-    init() {}
-
-    init(reservingCapacity capacity: Int) {
-        queues[Int(Priority.utility.rawValue)].reserveCapacity(capacity)
-    }
 
     var isEmpty: Bool { count == 0 }
 
     mutating func append(_ job: Int32, priority: Priority) {
-        queues[Int(priority.rawValue)].append(job)
+        switch priority {
+        case .background: background.append(job)
+        case .utility: utility.append(job)
+        case .userInitiated: userInitiated.append(job)
+        case .userInteractive: userInteractive.append(job)
+        }
         count += 1
     }
 
     /// Removes the oldest job of the highest priority.
     mutating func popFirst() -> Int32? {
         guard count > 0 else { return nil }
-        var level = queues.count - 1
-        while level >= 0 {
-            if let job = queues[level].popFirst() {
-                count -= 1
-                return job
-            }
-            level -= 1
-        }
-        return nil
+        count -= 1
+        if let job = userInteractive.popFirst() { return job }
+        if let job = userInitiated.popFirst() { return job }
+        if let job = utility.popFirst() { return job }
+        return background.popFirst()
     }
 }

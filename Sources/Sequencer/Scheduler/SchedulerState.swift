@@ -36,6 +36,8 @@ struct SchedulerState {
     /// Every job's state, packed so that the scheduler touches one cache line per job.
     private(set) var jobs: [JobState]
     private var ready: ReadyQueue
+    /// Entries of `ready` whose job ended while queued.
+    private var staleQueued = 0
     private var laneUsed: [Int]
     private var laneHead: [Int]
     private var laneBacklog: [Deque<Int32>]
@@ -56,7 +58,7 @@ struct SchedulerState {
     private var cancelRequested: Set<Int32> = []
 
     private(set) var stopReason: StopReason?
-    private(set) var counts: [Int]
+    private(set) var counts = PhaseCounts()
     private(set) var finishedCount = 0
     /// Bumped on every change a snapshot can see.
     private(set) var version: UInt64 = 0
@@ -74,6 +76,7 @@ struct SchedulerState {
             JobState(
                 remaining: plan.needStart[job + 1] - plan.needStart[job],
                 lane: plan.lane(of: job),
+                firstDependent: plan.dependentStart[job],
                 phase: .waiting,
                 priority: plan.priority(of: job))
         }
@@ -82,8 +85,7 @@ struct SchedulerState {
         laneHead = [Int](repeating: 0, count: plan.lanes.count)
         laneBacklog = [Deque<Int32>](repeating: [], count: plan.lanes.count)
         values = plan.hasValues ? [(any Sendable)?](repeating: nil, count: count) : []
-        counts = [Int](repeating: 0, count: JobPhase.allCases.count)
-        counts[Int(JobPhase.waiting.rawValue)] = count
+        counts[.waiting] = count
     }
 
     // MARK: - Starting
@@ -128,14 +130,15 @@ struct SchedulerState {
         jobs[index].endedAt = completion.endedAt
         jobs[index].attempts = UInt16(clamping: completion.attempts)
         workerJob[slot] = -1
-        let cancelled = cancelRequested.remove(job) != nil
+        let cancelled = !cancelRequested.isEmpty && cancelRequested.remove(job) != nil
 
         switch completion.result {
         case .succeeded(let value):
             if plan.hasValue(index) { values[index] = value }
             setPhase(job, .succeeded)
             releaseLane(of: job)
-            for edge in plan.dependentRange(of: index) {
+            let end = index + 1 < jobs.count ? Int(jobs[index + 1].firstDependent) : plan.dependents.count
+            for edge in Int(jobs[index].firstDependent)..<end {
                 let dependent = plan.dependents[edge]
                 jobs[Int(dependent)].remaining -= 1
                 if jobs[Int(dependent)].remaining == 0, jobs[Int(dependent)].phase == .waiting {
@@ -317,8 +320,13 @@ struct SchedulerState {
     /// Takes the next queued job for the worker in `slot`.
     private mutating func takeReady(slot: Int) -> Int32? {
         while let job = ready.popFirst() {
-            guard jobs[Int(job)].phase == .queued else { continue }  // cancelled while queued
-            setPhase(job, .running)
+            // Jobs ended while queued stay in the queue until popped. While there are none, the
+            // job's phase need not be read: one cache miss less under the lock.
+            if staleQueued > 0, jobs[Int(job)].phase != .queued {
+                staleQueued -= 1
+                continue
+            }
+            setPhase(job, from: .queued, to: .running)
             workerJob[slot] = job
             return job
         }
@@ -372,10 +380,14 @@ struct SchedulerState {
     // MARK: - Reading
 
     private mutating func setPhase(_ job: Int32, _ newPhase: JobPhase) {
-        let old = jobs[Int(job)].phase
+        setPhase(job, from: jobs[Int(job)].phase, to: newPhase)
+    }
+
+    private mutating func setPhase(_ job: Int32, from old: JobPhase, to newPhase: JobPhase) {
+        if old == .queued, newPhase != .running { staleQueued += 1 }
         jobs[Int(job)].phase = newPhase
-        counts[Int(old.rawValue)] -= 1
-        counts[Int(newPhase.rawValue)] += 1
+        counts[old] -= 1
+        counts[newPhase] += 1
         if newPhase.isTerminal { finishedCount += 1 }
         version &+= 1
         if let events {

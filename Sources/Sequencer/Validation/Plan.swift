@@ -14,7 +14,8 @@ final class Plan: Sendable {
     let count: Int
     let ids: [JobID]
     let bodies: [any JobBody]
-    let options: [Int32: JobOptions]
+    private let optionRefs: [Int32]
+    private let optionSets: [JobOptions]
     /// `needStart[i] ..< needStart[i + 1]` index job i's needs in `needs`.
     let needStart: [Int32]
     let needs: [Int32]
@@ -22,7 +23,7 @@ final class Plan: Sendable {
     let dependentStart: [Int32]
     let dependents: [Int32]
     let lanes: [Lane]
-    private let index: JobIndex
+    private let lookup: JobLookup
     private let valueFlags: [Bool]
     private let explicitLanes: [Int32]
     /// Each job's priority raised to the highest priority of any job that needs it, directly or
@@ -38,12 +39,13 @@ final class Plan: Sendable {
         self.count = count
         ids = workflow.ids
         bodies = workflow.bodies
-        options = workflow.options
-        index = workflow.index
+        optionRefs = workflow.optionRefs
+        optionSets = workflow.optionSets
         valueFlags = workflow.valueFlags
         explicitLanes = workflow.explicitLanes
         needStart = workflow.needStart
-        needs = try Self.resolveNeeds(workflow)
+        lookup = try JobLookup(workflow)
+        needs = try lookup.resolveNeeds(workflow)
         (dependentStart, dependents) = Self.reverse(needStart: needStart, needs: needs, count: count)
         lanes = try Self.compileLanes(workflow)
         try Self.checkOptions(workflow)
@@ -65,11 +67,20 @@ final class Plan: Sendable {
         raisedPriorities = priority
     }
 
+    /// Whether any job sets a timeout or a retry policy.
+    var hasOptions: Bool { !optionSets.isEmpty }
+
+    /// The job's timeout and retry policy, when it set them.
+    func options(of job: Int) -> JobOptions? {
+        guard !optionRefs.isEmpty, optionRefs[job] >= 0 else { return nil }
+        return optionSets[Int(optionRefs[job])]
+    }
+
     func needRange(of job: Int) -> Range<Int> { Int(needStart[job])..<Int(needStart[job + 1]) }
     func dependentRange(of job: Int) -> Range<Int> { Int(dependentStart[job])..<Int(dependentStart[job + 1]) }
 
     /// The position of the job `id`, or nil.
-    func job(_ id: JobID) -> Int32? { index.find(id, in: ids) }
+    func job(_ id: JobID) -> Int32? { lookup.find(id) }
 
     /// Whether the job returns a value other than `Void`.
     func hasValue(_ job: Int) -> Bool { valueFlags.isEmpty ? false : valueFlags[job] }
@@ -85,25 +96,6 @@ final class Plan: Sendable {
 
     /// The priority the job runs at.
     func priority(of job: Int) -> Priority { raisedPriorities.isEmpty ? .utility : raisedPriorities[job] }
-
-    /// Needs as positions; names that were not yet added when their dependent was are looked up now.
-    private static func resolveNeeds(_ workflow: Workflow) throws -> [Int32] {
-        guard !workflow.pendingNeeds.isEmpty else { return workflow.needRefs }
-        var needs = workflow.needRefs
-        for job in 0..<workflow.count {
-            for edge in Int(workflow.needStart[job])..<Int(workflow.needStart[job + 1]) where needs[edge] < 0 {
-                let name = workflow.pendingNeeds[Int(-needs[edge] - 1)]
-                guard let target = workflow.index.find(name, in: workflow.ids) else {
-                    throw WorkflowError(
-                        code: .unknownNeed,
-                        message: "job '\(workflow.ids[job])' needs '\(name)', which is not a job in the workflow",
-                        jobs: [workflow.ids[job], name])
-                }
-                needs[edge] = target
-            }
-        }
-        return needs
-    }
 
     /// The reverse edges in compressed form: count each job's dependents, turn counts into
     /// offsets, then place each edge, advancing its job's offset.
@@ -149,8 +141,9 @@ final class Plan: Sendable {
     }
 
     private static func checkOptions(_ workflow: Workflow) throws {
-        for (job, options) in workflow.options.sorted(by: { $0.key < $1.key }) {
-            let id = workflow.ids[Int(job)]
+        for (job, ref) in workflow.optionRefs.enumerated() where ref >= 0 {
+            let options = workflow.optionSets[Int(ref)]
+            let id = workflow.ids[job]
             if let timeout = options.timeout, timeout <= .zero {
                 throw WorkflowError(
                     code: .invalidOption, message: "job '\(id)' has timeout \(timeout); a timeout must be positive", jobs: [id])
