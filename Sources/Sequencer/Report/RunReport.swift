@@ -37,14 +37,12 @@ public struct RunReport: Sendable {
         self.record = record
         self.duration = duration
         criticalPath = record.criticalPath()
-        var counts = [Int](repeating: 0, count: JobPhase.allCases.count)
-        for job in record.jobs { counts[Int(job.phase.rawValue)] += 1 }
-        func count(_ phase: JobPhase) -> Int { counts[Int(phase.rawValue)] }
+        func count(_ phase: JobPhase) -> Int { record.counts[phase] }
         if stopReason == .deadline {
             status = .timedOut
         } else if stopReason == .cancelled {
             status = .cancelled
-        } else if count(.failed) + count(.timedOut) + count(.skipped) > 0 {
+        } else if count(.failed) + count(.timedOut) > 0 {
             status = .failed
         } else if count(.cancelled) > 0 {
             status = .cancelled
@@ -70,7 +68,7 @@ public struct RunReport: Sendable {
 
     /// How many jobs ended with `status`.
     public func count(_ status: JobStatus) -> Int {
-        record.jobs.lazy.filter { $0.phase.status == status }.count
+        JobPhase.allCases.filter { $0.isTerminal && $0.status == status }.reduce(0) { $0 + record.counts[$1] }
     }
 
     /// The outcomes of a run, in the order the jobs were added, made as they are read.
@@ -88,12 +86,14 @@ final class RunRecord: Sendable {
     let jobs: [JobState]
     let values: [(any Sendable)?]
     let failures: [Int32: FailureRecord]
+    let counts: PhaseCounts
 
     init(_ state: SchedulerState) {
         plan = state.plan
         jobs = state.jobs
         values = state.values
         failures = state.failures
+        counts = state.counts
     }
 
     func outcome(of job: Int32) -> JobOutcome {

@@ -20,11 +20,13 @@ final class RunCore: Sendable {
     let time: any RunTime
     let state: Mutex<State>
     private let hasOptions: Bool
+    private let events: AsyncStream<RunEvent>.Continuation?
 
     init(plan: Plan, options: RunOptions) {
         self.plan = plan
         time = makeRunTime(options.clock)
         hasOptions = plan.hasOptions
+        events = options.events
         state = Mutex(State(scheduler: SchedulerState(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events)))
     }
@@ -76,6 +78,9 @@ final class RunCore: Sendable {
         guard !Task.isCancelled else {
             return Completion(result: .notStarted, attempts: 0, startedAt: -1, endedAt: -1)
         }
+        // Sent after the job's needs finished (under the lock, before it was taken) and before
+        // it finishes (under the lock, later), so the stream's order agrees with the needs.
+        events?.yield(.started(plan.ids[Int(job)]))
         let options = hasOptions ? plan.options(of: Int(job)) : nil
         let body = plan.bodies[Int(job)]
         // A worker's task keeps the priority of the job it was started for; a job of higher

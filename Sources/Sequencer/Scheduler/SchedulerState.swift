@@ -390,12 +390,10 @@ struct SchedulerState {
         counts[newPhase] += 1
         if newPhase.isTerminal { finishedCount += 1 }
         version &+= 1
-        if let events {
-            if newPhase == .running {
-                events.yield(.started(plan.ids[Int(job)]))
-            } else if newPhase.isTerminal {
-                events.yield(.finished(plan.ids[Int(job)], newPhase.status))
-            }
+        // `.started` is sent by the worker as it calls the body: a job taken by a worker can
+        // still end without starting, when the run is cancelled first.
+        if let events, newPhase.isTerminal {
+            events.yield(.finished(plan.ids[Int(job)], newPhase.status))
         }
     }
 
