@@ -1,4 +1,4 @@
-import Synchronization
+import Sequencer
 
 /// A one-way gate for tests: tasks wait at it until it opens, then pass forever after.
 ///
@@ -16,7 +16,7 @@ public final class Gate: Sendable {
         var arrivalWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

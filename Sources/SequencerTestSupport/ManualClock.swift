@@ -1,4 +1,4 @@
-import Synchronization
+import Sequencer
 
 /// A clock that moves only when a test tells it to, so tests of timeouts, retries, deadlines
 /// and snapshot intervals never sleep for real and never depend on luck.
@@ -41,7 +41,7 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,6 +1,5 @@
 import Sequencer
 import SequencerTestSupport
-import Synchronization
 import Testing
 
 /// A small graph, its jobs listed so that every job comes after the jobs it needs.

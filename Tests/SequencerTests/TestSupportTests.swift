@@ -1,6 +1,5 @@
 import Sequencer
 import SequencerTestSupport
-import Synchronization
 import Testing
 
 // MARK: - Helpers shared by the cancellation, deadline, snapshot, event and retry tests
@@ -44,7 +43,7 @@ enum BoundedWait {
             case done
         }
 
-        private let state = Mutex(State.empty)
+        private let state = Locked(State.empty)
 
         func install(_ continuation: CheckedContinuation<T?, Never>) {
             let ready: T?? = state.withLock { state in
@@ -88,7 +87,7 @@ final class CallLog: Sendable {
         var sawCancellation = false
     }
 
-    private let entries = Mutex<[JobID: Entry]>([:])
+    private let entries = Locked<[JobID: Entry]>([:])
 
     init() {}
 
@@ -105,12 +104,12 @@ final class CallLog: Sendable {
     func sawCancellation(of id: JobID) -> Bool { entries.withLock { $0[id]?.sawCancellation ?? false } }
 }
 
-/// A value shared between tasks, behind a mutex (a `Mutex` alone cannot be captured by an
-/// escaping closure).
+/// A value shared between tasks, behind a mutex (the project's `Locked`, which ThreadSanitizer can see; see
+/// `Locked.swift`).
 final class LockedValue<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex: Locked<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    init(_ value: Value) { mutex = Locked(value) }
 
     var value: Value { mutex.withLock { $0 } }
 

@@ -129,6 +129,20 @@ final class RunRecord: Sendable {
     func criticalPath() -> [JobID] {
         func endedAt(_ job: Int) -> Int64 { jobs[job].endedAt }
         guard var job = jobs.indices.max(by: { endedAt($0) < endedAt($1) }), endedAt(job) >= 0 else { return [] }
+        // Jobs that took no time can end at the same moment as a job they needed: the path
+        // ends at the last of them.
+        var moved = true
+        while moved {
+            moved = false
+            for edge in plan.dependentRange(of: job) {
+                let dependent = Int(plan.dependents[edge])
+                if endedAt(dependent) == endedAt(job), jobs[dependent].startedAt >= endedAt(job) {
+                    job = dependent
+                    moved = true
+                    break
+                }
+            }
+        }
         var path = [plan.ids[job]]
         while true {
             var best = -1

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The running half of a ``Run``: the scheduler behind a mutex, and the workers that pull
 /// jobs from it.
@@ -18,16 +17,14 @@ final class RunCore: Sendable {
 
     let plan: Plan
     let time: any RunTime
-    let state: Mutex<State>
+    let state: Locked<State>
     private let hasOptions: Bool
-    private let events: AsyncStream<RunEvent>.Continuation?
 
     init(plan: Plan, options: RunOptions) {
         self.plan = plan
         time = makeRunTime(options.clock)
         hasOptions = plan.hasOptions
-        events = options.events
-        state = Mutex(State(scheduler: SchedulerState(
+        state = Locked(State(scheduler: SchedulerState(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events)))
     }
 
@@ -46,12 +43,10 @@ final class RunCore: Sendable {
 
     private func work(slot: Int, first: Int32) async {
         var job = first
-        var startedAt = time.now()
         while true {
-            let completion = await execute(job, startedAt: startedAt)
-            // Going straight on to the next job, the clock reading that ended this job starts
-            // the next: one reading per job instead of two.
-            startedAt = completion.endedAt >= 0 ? completion.endedAt : time.now()
+            // Read after the job was taken: its needs' end times were read before they were
+            // recorded under the lock, so this reading is never earlier than any of them.
+            let completion = await execute(job, startedAt: time.now())
             var actions = SchedulerState.Actions()
             let next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, into: &actions) }
             perform(actions)
@@ -68,24 +63,20 @@ final class RunCore: Sendable {
                 }
                 guard woken >= 0 else { return }
                 job = woken
-                startedAt = time.now()
             }
         }
     }
 
     /// Runs a job's body with its retries and timeout, timing it.
     private func execute(_ job: Int32, startedAt: Int64) async -> Completion {
-        guard !Task.isCancelled else {
-            return Completion(result: .notStarted, attempts: 0, startedAt: -1, endedAt: -1)
-        }
-        // Sent after the job's needs finished (under the lock, before it was taken) and before
-        // it finishes (under the lock, later), so the stream's order agrees with the needs.
-        events?.yield(.started(plan.ids[Int(job)]))
+        // The job was taken under the lock, so it starts even if its run was cancelled since:
+        // its body sees the cancellation at once.
         let options = hasOptions ? plan.options(of: Int(job)) : nil
         let body = plan.bodies[Int(job)]
         // A worker's task keeps the priority of the job it was started for; a job of higher
         // priority runs in a child task at its own priority.
-        let raise = plan.hasPriorities && plan.priority(of: Int(job)).taskPriority > Task.currentPriority
+        let raise = plan.hasPriorities
+            && plan.priority(of: Int(job)).taskPriority > (Task.basePriority ?? Task.currentPriority)
         var attempt = 1
         while true {
             let context = JobContext(job: job, attempt: attempt, core: self)

@@ -70,13 +70,11 @@ struct Completion {
         case threw(any Error)
         /// The job's own timeout passed.
         case timedOut
-        /// The worker found its task cancelled before starting the body.
-        case notStarted
     }
 
     var result: Result
     var attempts: Int
-    /// Nanoseconds since the run started; -1 when the body never started.
+    /// Nanoseconds since the run started.
     var startedAt: Int64
     var endedAt: Int64
 }

@@ -41,6 +41,9 @@ struct SchedulerState {
     private var laneUsed: [Int]
     private var laneHead: [Int]
     private var laneBacklog: [Deque<Int32>]
+    /// Whether an ordered lane has a job in the ready queue. An ordered lane queues one job at a
+    /// time, so priorities among ready jobs cannot reorder the lane.
+    private var laneHasQueued: [Bool]
 
     // Workers: slots 0..<slotCount; a slot's job is -1 when it has none.
     private var workerJob: [Int32] = []
@@ -84,6 +87,7 @@ struct SchedulerState {
         laneUsed = [Int](repeating: 0, count: plan.lanes.count)
         laneHead = [Int](repeating: 0, count: plan.lanes.count)
         laneBacklog = [Deque<Int32>](repeating: [], count: plan.lanes.count)
+        laneHasQueued = [Bool](repeating: false, count: plan.lanes.count)
         values = plan.hasValues ? [(any Sendable)?](repeating: nil, count: count) : []
         counts[.waiting] = count
     }
@@ -157,9 +161,6 @@ struct SchedulerState {
             end(job, phase, FailureRecord(code: code, underlying: error))
         case .timedOut:
             end(job, .timedOut, FailureRecord(code: .timedOut))
-        case .notStarted:
-            let code: JobError.Code = stopReason == .deadline ? .deadlineExceeded : .cancelled
-            end(job, .cancelled, FailureRecord(code: code))
         }
 
         var next = Next.exit
@@ -183,6 +184,7 @@ struct SchedulerState {
         let old = jobs[Int(job)].phase
         failures[job] = record
         setPhase(job, newPhase)
+        if old == .queued { leftQueue(job) }
         if old == .queued || old == .running {
             releaseLane(of: job)
         } else if jobs[Int(job)].lane >= 0 {
@@ -241,7 +243,10 @@ struct SchedulerState {
             failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
             setPhase(job, newPhase)
         }
-        for lane in laneUsed.indices { laneUsed[lane] = 0 }
+        for lane in laneUsed.indices {
+            laneUsed[lane] = 0
+            laneHasQueued[lane] = false
+        }
         for slot in workerJob.indices where workerJob[slot] >= 0 {
             let lane = jobs[Int(workerJob[slot])].lane
             if lane >= 0 { laneUsed[Int(lane)] += 1 }
@@ -275,9 +280,10 @@ struct SchedulerState {
                 let current = jobs[Int(job)].phase
                 if current.isTerminal || current == .running || current == .queued {
                     laneHead[lane] += 1
-                } else if current == .laneWaiting, laneUsed[lane] < definition.width {
+                } else if current == .laneWaiting, laneUsed[lane] < definition.width, !laneHasQueued[lane] {
                     laneUsed[lane] += 1
                     laneHead[lane] += 1
+                    laneHasQueued[lane] = true
                     queue(job)
                 } else {
                     break
@@ -290,6 +296,14 @@ struct SchedulerState {
                 queue(job)
             }
         }
+    }
+
+    /// A job of an ordered lane left the ready queue (taken or ended): the lane may queue its next.
+    private mutating func leftQueue(_ job: Int32) {
+        let lane = jobs[Int(job)].lane
+        guard lane >= 0, plan.lanes[Int(lane)].ordered, laneHasQueued[Int(lane)] else { return }
+        laneHasQueued[Int(lane)] = false
+        admit(lane: Int(lane))
     }
 
     private mutating func releaseLane(of job: Int32) {
@@ -327,6 +341,7 @@ struct SchedulerState {
                 continue
             }
             setPhase(job, from: .queued, to: .running)
+            if !plan.lanes.isEmpty { leftQueue(job) }
             workerJob[slot] = job
             return job
         }
@@ -390,10 +405,15 @@ struct SchedulerState {
         counts[newPhase] += 1
         if newPhase.isTerminal { finishedCount += 1 }
         version &+= 1
-        // `.started` is sent by the worker as it calls the body: a job taken by a worker can
-        // still end without starting, when the run is cancelled first.
-        if let events, newPhase.isTerminal {
-            events.yield(.finished(plan.ids[Int(job)], newPhase.status))
+        // A job starts when a worker takes it, under the lock: from then on its body will be
+        // called (seeing any cancellation that follows), so `.started` is always true, and its
+        // order is the scheduler's.
+        if let events {
+            if newPhase == .running {
+                events.yield(.started(plan.ids[Int(job)]))
+            } else if newPhase.isTerminal {
+                events.yield(.finished(plan.ids[Int(job)], newPhase.status))
+            }
         }
     }
 
