@@ -13,7 +13,7 @@ import Testing
     }
 
     final class Calls: Sendable {
-        private let counts = Mutex<[JobID: Int]>([:])
+        private let counts = Locked<[JobID: Int]>([:])
         func hit(_ id: JobID) { counts.withLock { $0[id, default: 0] += 1 } }
         func count(_ id: JobID) -> Int { counts.withLock { $0[id] ?? 0 } }
     }

@@ -1,6 +1,5 @@
 import Sequencer
 import SequencerTestSupport
-import Synchronization
 import Testing
 
 /// Lanes: a width-1 lane is a true serial queue; jobs of an ordered lane start in the order they
@@ -13,13 +12,13 @@ import Testing
     // MARK: - Helpers
 
     final class Log: Sendable {
-        private let entries = Mutex<[String]>([])
+        private let entries = Locked<[String]>([])
         func record(_ entry: String) { entries.withLock { $0.append(entry) } }
         var all: [String] { entries.withLock { $0 } }
     }
 
     final class ConcurrencyMeter: Sendable {
-        private let state = Mutex((now: 0, peak: 0))
+        private let state = Locked((now: 0, peak: 0))
         func enter() { state.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
         func leave() { state.withLock { $0.now -= 1 } }
         var peak: Int { state.withLock { $0.peak } }

@@ -215,4 +215,35 @@ import Testing
             #expect(priority >= Priority.userInteractive.taskPriority, "\(job) ran at \(priority)")
         }
     }
+
+    // MARK: - Through lanes
+
+    /// In an ordered lane a job waits for the job added before it, so that job is raised like a
+    /// need: a background job ahead of a userInteractive one in a serial lane runs before
+    /// ready utility jobs, at userInteractive priority (no inversion through the lane).
+    @Test(arguments: 0..<10)
+    func aLanePredecessorOfAnUrgentJobIsRaised(repetition: Int) async throws {
+        let gate = Gate()
+        let order = Locked<[(JobID, Priority)]>([])
+        var workflow = Workflow()
+        workflow.lane("serial", width: 1)
+        try workflow.add("hold", priority: .userInteractive) { _ in await gate.wait() }
+        for id: JobID in ["u1", "u2", "u3"] {
+            try workflow.add(id, needs: ["hold"]) { ctx in order.withLock { $0.append((ctx.id, ctx.priority)) } }
+        }
+        try workflow.add("early", needs: ["hold"], lane: "serial", priority: .background) { ctx in
+            order.withLock { $0.append((ctx.id, ctx.priority)) }
+        }
+        try workflow.add("late", lane: "serial", priority: .userInteractive) { ctx in
+            order.withLock { $0.append((ctx.id, ctx.priority)) }
+        }
+        let run = try workflow.start(RunOptions(maxConcurrency: 1))
+        await gate.arrivals(atLeast: 1)
+        gate.open()
+        let report = await run.report()
+        #expect(report.status == .succeeded)
+        let seen = order.withLock { $0 }
+        #expect(seen.map(\.0) == ["early", "late", "u1", "u2", "u3"])
+        #expect(seen.first?.1 == .userInteractive)
+    }
 }

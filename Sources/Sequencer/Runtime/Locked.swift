@@ -24,7 +24,8 @@ import Synchronization
 /// ```
 package final class Locked<Value: Sendable>: Sendable {
     #if SEQUENCER_PTHREAD_LOCK
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // The mutex itself is thread-safe: it is only used through pthread_mutex_lock/unlock.
+    private nonisolated(unsafe) let mutex: UnsafeMutablePointer<pthread_mutex_t>
     // Only read or written between pthread_mutex_lock and pthread_mutex_unlock below.
     private nonisolated(unsafe) var value: Value
 

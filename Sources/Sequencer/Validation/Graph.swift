@@ -46,10 +46,14 @@ struct Graph {
     /// the job added to the lane just before it has started, so a job that needs (directly or
     /// through other jobs, possibly through other lanes) a job added later to its lane would
     /// wait forever. Those waits are extra edges; a cycle through them is a deadlock.
+    /// - Returns: nil when no ordered lane has two jobs; otherwise an order of the jobs where each
+    ///   comes after its needs and its lane predecessor, and each job's lane predecessor (or -1).
     /// - Throws: ``WorkflowError`` `.laneOrderDeadlock`, naming each step of the wait.
     /// - Complexity: O(jobs + needs).
-    func checkLaneOrder(lanes: [Plan.Lane], laneOfJob: (Int) -> Int32, ids: [JobID]) throws {
-        guard lanes.contains(where: { $0.ordered && $0.members.count > 1 }) else { return }
+    func checkLaneOrder(
+        lanes: [Plan.Lane], laneOfJob: (Int) -> Int32, ids: [JobID]
+    ) throws -> (order: [Int32], previous: [Int32])? {
+        guard lanes.contains(where: { $0.ordered && $0.members.count > 1 }) else { return nil }
         var previous = [Int32](repeating: -1, count: count)
         var next = [Int32](repeating: -1, count: count)
         for lane in lanes where lane.ordered {
@@ -64,9 +68,10 @@ struct Graph {
             remaining[job] = needStart[job + 1] - needStart[job] + (previous[job] >= 0 ? 1 : 0)
             if remaining[job] == 0 { ready.append(Int32(job)) }
         }
-        var done = 0
+        var order = [Int32]()
+        order.reserveCapacity(count)
         while let job = ready.popLast().map(Int.init) {
-            done += 1
+            order.append(Int32(job))
             for edge in Int(dependentStart[job])..<Int(dependentStart[job + 1]) {
                 let dependent = Int(dependents[edge])
                 remaining[dependent] -= 1
@@ -78,7 +83,9 @@ struct Graph {
                 if remaining[later] == 0 { ready.append(Int32(later)) }
             }
         }
-        guard done < count, let start = remaining.firstIndex(where: { $0 > 0 }) else { return }
+        guard order.count < count, let start = remaining.firstIndex(where: { $0 > 0 }) else {
+            return (order, previous)
+        }
 
         let cycle = findCycle(from: Int32(start)) { job in
             let edges = Int(needStart[Int(job)])..<Int(needStart[Int(job) + 1])

@@ -52,15 +52,21 @@ final class Plan: Sendable {
 
         let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
         let order = try graph.topologicalOrder(ids: ids)
-        try graph.checkLaneOrder(lanes: lanes, laneOfJob: { workflow.lane(of: $0) }, ids: ids)
+        let laneOrder = try graph.checkLaneOrder(lanes: lanes, laneOfJob: { workflow.lane(of: $0) }, ids: ids)
 
+        // A job waits for its needs and, in an ordered lane, for the job added to the lane
+        // before it: each is raised to the priority of the jobs waiting for it. Walking an
+        // order where waiters come after what they wait for, backwards, raises transitively.
         var priority = workflow.explicitPriorities
         if !priority.isEmpty {
-            for job in order.reversed() {
+            for job in (laneOrder?.order ?? order).reversed() {
                 let raised = priority[Int(job)]
                 for edge in Int(needStart[Int(job)])..<Int(needStart[Int(job) + 1]) {
                     let need = Int(needs[edge])
                     if priority[need] < raised { priority[need] = raised }
+                }
+                if let previous = laneOrder?.previous[Int(job)], previous >= 0, priority[Int(previous)] < raised {
+                    priority[Int(previous)] = raised
                 }
             }
         }
