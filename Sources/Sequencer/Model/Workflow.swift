@@ -124,15 +124,40 @@ public struct Workflow: Sendable {
         retry: RetryPolicy = .none,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
+        let job = append(
+            id, needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry,
+            body: TypedJobBody(body: body), hasValue: T.self != Void.self)
+        return JobHandle(id: id, index: job)
+    }
+
+    /// Adds a job that returns nothing.
+    ///
+    /// The same as the generic ``add(_:needs:lane:priority:timeout:retry:_:)``; this overload
+    /// takes the closure as it is, where the generic one makes Swift wrap it in a thunk, one
+    /// allocation for every job.
+    @discardableResult
+    public mutating func add(
+        _ id: JobID,
+        needs: [JobID] = [],
+        lane: String? = nil,
+        priority: Priority = .utility,
+        timeout: Duration? = nil,
+        retry: RetryPolicy = .none,
+        _ body: @escaping @Sendable (JobContext) async throws -> Void
+    ) throws -> JobHandle<Void> {
+        let job = append(
+            id, needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry,
+            body: VoidJobBody(body: body), hasValue: false)
+        return JobHandle(id: id, index: job)
+    }
+
+    private mutating func append(
+        _ id: JobID, needs: [JobID], lane: String?, priority: Priority, timeout: Duration?, retry: RetryPolicy,
+        body: some JobBody, hasValue: Bool
+    ) -> Int32 {
         let job = Int32(ids.count)
         ids.append(id)
-        if T.self == Void.self {
-            // The same function type when T is Void: a non-generic body skips a runtime generic
-            // metadata lookup for every job, the common case of jobs that return nothing.
-            bodies.append(VoidJobBody(body: unsafeBitCast(body, to: (@Sendable (JobContext) async throws -> Void).self)))
-        } else {
-            bodies.append(TypedJobBody(body: body))
-        }
+        bodies.append(body)
         for need in needs {
             needRefs.append(names.refer(to: need, edge: Int32(needRefs.count)))
         }
@@ -140,7 +165,7 @@ public struct Workflow: Sendable {
         if names.isFull(ids: ids) { names.flush(ids: ids, needRefs: &needRefs) }
         Self.set(&explicitPriorities, job, priority, default: .utility)
         Self.set(&explicitLanes, job, lane.map { laneSlot($0) } ?? -1, default: -1)
-        Self.set(&valueFlags, job, T.self != Void.self, default: false)
+        Self.set(&valueFlags, job, hasValue, default: false)
         let options = JobOptions(timeout: timeout, retry: retry)
         var ref: Int32 = -1
         if options != JobOptions() {
@@ -148,7 +173,7 @@ public struct Workflow: Sendable {
             ref = Int32(optionSets.count - 1)
         }
         Self.set(&optionRefs, job, ref, default: -1)
-        return JobHandle(id: id, index: job)
+        return job
     }
 
     private mutating func laneSlot(_ name: String) -> Int32 {
