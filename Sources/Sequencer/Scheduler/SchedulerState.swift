@@ -66,6 +66,8 @@ struct SchedulerState {
     /// Bumped on every change a snapshot can see.
     private(set) var version: UInt64 = 0
     private(set) var events: AsyncStream<RunEvent>.Continuation?
+    /// Whether `events` is set: testing it does not copy (and retain) the continuation.
+    private let hasEvents: Bool
 
     var isFinished: Bool { finishedCount == plan.count }
 
@@ -74,6 +76,7 @@ struct SchedulerState {
         self.maxWorkers = max(1, maxWorkers)
         self.keepGoing = keepGoing
         self.events = events
+        hasEvents = events != nil
         let count = plan.count
         jobs = (0..<count).map { job in
             JobState(
@@ -408,7 +411,7 @@ struct SchedulerState {
         // A job starts when a worker takes it, under the lock: from then on its body will be
         // called (seeing any cancellation that follows), so `.started` is always true, and its
         // order is the scheduler's.
-        if let events {
+        if hasEvents, let events {
             if newPhase == .running {
                 events.yield(.started(plan.ids[Int(job)]))
             } else if newPhase.isTerminal {
