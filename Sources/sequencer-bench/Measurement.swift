@@ -24,7 +24,7 @@ struct Measurement: Codable, Sendable {
     var bestNanoseconds: Int64
     /// Every run, in order, in nanoseconds.
     var nanoseconds: [Int64]
-    /// The process's peak resident memory (VmHWM), over every run.
+    /// The process's peak resident memory (VmHWM) during its first run.
     var peakBytes: Int
     /// The resident memory just before the first run: the runtime and, for dag, the graph.
     var baseBytes: Int
@@ -40,6 +40,7 @@ struct Measurement: Codable, Sendable {
         let dag = request.workload == .dag ? RandomDAG(count: request.size) : nil
         let baseBytes = Memory.residentBytes()
         var times: [Int64] = []
+        var firstRunPeak = 0
         let clock = ContinuousClock()
         do {
             for _ in 0..<max(1, request.repeats) {
@@ -50,6 +51,9 @@ struct Measurement: Codable, Sendable {
                     throw BenchFailure("ran \(ran) of \(request.size) jobs")
                 }
                 times.append(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+                // Memory freed by one run is not always returned to the system before the next
+                // (allocator arenas), so the peak is that of the first run: one run's memory.
+                if firstRunPeak == 0 { firstRunPeak = Memory.peakBytes() }
             }
         } catch {
             printError("\(request.workload.rawValue) \(request.implementation.rawValue) \(request.size): \(error)")
@@ -58,7 +62,7 @@ struct Measurement: Codable, Sendable {
         let measurement = Measurement(
             workload: request.workload, implementation: request.implementation, size: request.size,
             repeats: times.count, bestNanoseconds: times.min() ?? 0, nanoseconds: times,
-            peakBytes: Memory.peakBytes(), baseBytes: baseBytes)
+            peakBytes: firstRunPeak, baseBytes: baseBytes)
         do {
             let data = try JSONEncoder().encode(measurement)
             FileHandle.standardOutput.write(data + Data("\n".utf8))

@@ -8,7 +8,7 @@ extension Summary {
         if !loadAverage.isEmpty {
             lines.append("Load average (1 min) at start and end: \(loadAverage.map { format($0, 2) }.joined(separator: ", ")) (other work on the machine skews times)")
         }
-        lines.append("Each measurement runs in a fresh process; time = best of `runs`; peak = that process's VmHWM.")
+        lines.append("Each measurement runs in a fresh process; time = best of `runs`; peak = that process's VmHWM after its first run.")
         lines.append("MiB = 2^20 bytes; +MiB = peak minus resident memory just before the first run; B/job = +MiB per job.")
         lines.append("Sequencer times include building the workflow (job names, needs by JobID) and reading the report.")
         lines.append("")
