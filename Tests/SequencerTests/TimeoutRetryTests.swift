@@ -78,6 +78,33 @@ struct TimeoutRetryTests {
         #expect { try noAttempts.start() } throws: { ($0 as? WorkflowError)?.code == .invalidOption }
     }
 
+    /// Retry policies that cannot work are errors before anything runs, never a crash.
+    @Test(arguments: [
+        RetryPolicy.exponential(attempts: 3, multiplier: .nan),
+        .exponential(attempts: 3, multiplier: .infinity),
+        .exponential(attempts: 3, multiplier: 0.5),
+        .exponential(attempts: 3, initial: .seconds(-1)),
+        .fixed(attempts: 2, delay: .milliseconds(-5)),
+    ])
+    func impossibleRetryPoliciesAreRejected(policy: RetryPolicy) throws {
+        var workflow = Workflow()
+        try workflow.add("a", retry: policy) { _ in }
+        let error = #expect(throws: WorkflowError.self) { try workflow.validate() }
+        #expect(error?.code == .invalidOption)
+        #expect(error?.message.contains("'a'") == true)
+    }
+
+    /// An enormous multiplier reaches the maximum delay without overflowing a Duration.
+    @Test func delaysNeverOverflow() {
+        let policy = RetryPolicy.exponential(attempts: 100, initial: .seconds(1), multiplier: 1e300, max: .seconds(30))
+        #expect(policy.delay(beforeAttempt: 1) == .zero)
+        #expect(policy.delay(beforeAttempt: 2) == .seconds(1))
+        #expect(policy.delay(beforeAttempt: 3) == .seconds(30))
+        #expect(policy.delay(beforeAttempt: 100) == .seconds(30))
+        let doubling = RetryPolicy.exponential(attempts: 5, initial: .milliseconds(100), max: .seconds(1))
+        #expect((2...6).map(doubling.delay(beforeAttempt:)) == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1)])
+    }
+
     // MARK: - Retry
 
     @Test(arguments: 0..<20)

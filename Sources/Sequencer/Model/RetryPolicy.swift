@@ -35,15 +35,31 @@ public struct RetryPolicy: Sendable, Hashable {
         RetryPolicy(maxAttempts: attempts, initial: delay, multiplier: 1, maximum: delay)
     }
 
-    /// The delay before attempt `attempt` (2 for the first retry).
+    /// The delay before attempt `attempt` (2 for the first retry): `initial`, multiplied by
+    /// `multiplier` for each attempt after that, never more than `max`.
     public func delay(beforeAttempt attempt: Int) -> Duration {
         guard attempt > 1 else { return .zero }
-        var delay = initial
+        let limit = Self.seconds(maximum)
+        var seconds = Self.seconds(initial)
         var step = 2
-        while step < attempt, delay < maximum {
-            delay = delay * multiplier
+        while step < attempt, seconds < limit {
+            seconds *= multiplier
             step += 1
         }
-        return min(delay, maximum)
+        // Compared in seconds first, so an enormous delay never overflows a Duration.
+        guard seconds.isFinite, seconds < limit else { return maximum }
+        return max(.zero, .seconds(seconds))
+    }
+
+    /// Why this policy cannot be used, or nil when it can.
+    var problem: String? {
+        if maxAttempts < 1 { return "allows \(maxAttempts) attempts; at least 1 is needed" }
+        if initial < .zero || maximum < .zero { return "has a negative retry delay" }
+        if !multiplier.isFinite || multiplier < 1 { return "has retry multiplier \(multiplier); it must be a finite number of at least 1" }
+        return nil
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

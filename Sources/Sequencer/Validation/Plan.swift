@@ -154,10 +154,8 @@ final class Plan: Sendable {
                 throw WorkflowError(
                     code: .invalidOption, message: "job '\(id)' has timeout \(timeout); a timeout must be positive", jobs: [id])
             }
-            if options.retry.maxAttempts < 1 {
-                throw WorkflowError(
-                    code: .invalidOption,
-                    message: "job '\(id)' allows \(options.retry.maxAttempts) attempts; at least 1 is needed", jobs: [id])
+            if let problem = options.retry.problem {
+                throw WorkflowError(code: .invalidOption, message: "job '\(id)' \(problem)", jobs: [id])
             }
         }
     }
