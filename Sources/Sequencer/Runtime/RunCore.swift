@@ -68,6 +68,7 @@ final class RunCore: Sendable {
     }
 
     /// Runs a job's body with its retries and timeout, timing it.
+    @inline(__always)
     private func execute(_ job: Int32, startedAt: Int64) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
