@@ -9,7 +9,7 @@ import Musl
 /// The command line of `sequencer-bench`.
 ///
 /// ```
-/// sequencer-bench [--sizes 10000,100000] [--quick] [--repeat R] [--json] [--check]
+/// sequencer-bench [--sizes 10000,100000] [--quick] [--repeat R] [--rounds K] [--json] [--check]
 /// sequencer-bench --one WORKLOAD IMPLEMENTATION N [--repeat R]     (internal: one child)
 /// ```
 struct BenchArguments {
@@ -17,6 +17,8 @@ struct BenchArguments {
     var sizes: [Int] = [10_000, 100_000, 1_000_000]
     /// Runs per measurement; nil picks by size (3 up to 100k, 2 above).
     var repeatCount: Int?
+    /// How many times the whole plan is measured; each row keeps its best.
+    var rounds = 1
     /// Print one JSON object on stdout instead of the table.
     var json = false
     /// CI mode: everything at 10k, once; proves the bench runs.
@@ -25,10 +27,11 @@ struct BenchArguments {
     var single: MeasurementRequest?
 
     static let usage = """
-        usage: sequencer-bench [--sizes N,N,...] [--quick] [--repeat R] [--json] [--check]
+        usage: sequencer-bench [--sizes N,N,...] [--quick] [--repeat R] [--rounds K] [--json] [--check]
           --sizes N,...  job counts to measure (default 10000,100000,1000000)
           --quick        10000 and 100000 only
           --repeat R     runs per measurement, best time reported (default 3; 2 at 1M)
+          --rounds K     measure everything K times, alternating, and keep each row's best
           --json         print one JSON object on stdout (progress goes to stderr)
           --check        CI: every workload at 10000, once; exit 0 when all ran
         """
@@ -62,6 +65,8 @@ struct BenchArguments {
                 result.sizes = [10_000, 100_000]
             case "--repeat":
                 result.repeatCount = try count(try value(for: argument))
+            case "--rounds":
+                result.rounds = try count(try value(for: argument))
             case "--json":
                 result.json = true
             case "--check":

@@ -29,26 +29,18 @@ struct Driver {
         let graphs = arguments.sizes.map { GraphCheck(RandomDAG(count: $0)) }
         for graph in graphs { printError("graph check: \(graph.summary)") }
 
+        // Each round measures every row once; rounds alternate the implementations over time,
+        // so a slow spell of a shared machine does not land on one of them only. A row keeps
+        // its best round.
         var rows: [Row] = []
-        for planned in plan() {
-            let step = budgeted(planned, measured: rows)
-            let request = step.request
-            let label = "\(request.workload.rawValue) N=\(request.size) \(request.implementation.rawValue)"
-            if let reason = step.skipReason {
-                printError("\(label): \(reason)")
-                rows.append(Row(request: request, skipped: reason))
-                continue
+        for round in 1...arguments.rounds {
+            if arguments.rounds > 1 { printError("round \(round) of \(arguments.rounds)") }
+            var measured: [Row] = []
+            for planned in plan() {
+                let row = measure(budgeted(planned, measured: measured))
+                measured.append(row)
             }
-            printError("\(label) ...")
-            switch measureInChild(request) {
-            case .success(let measurement):
-                let row = Row(measurement)
-                printError("\(label): \(String(format: "%.1f", row.nanosecondsPerJob ?? 0)) ns/job, peak \(String(format: "%.1f", row.peakMB ?? 0)) MiB")
-                rows.append(row)
-            case .failure(let failure):
-                printError("\(label): FAILED: \(failure)")
-                rows.append(Row(request: request, failed: failure.description))
-            }
+            rows = rows.isEmpty ? measured : zip(rows, measured).map { $0.better($1) }
         }
 
         var summary = Summary(rows: rows, graphs: graphs, sizes: arguments.sizes, cores: cores, memoryGB: memory)
@@ -59,6 +51,26 @@ struct Driver {
             print(summary.table())
         }
         return rows.contains { $0.status == .failed } ? 1 : 0
+    }
+
+    /// Measures one step in a child process, or records why it is skipped.
+    private func measure(_ step: Step) -> Row {
+        let request = step.request
+        let label = "\(request.workload.rawValue) N=\(request.size) \(request.implementation.rawValue)"
+        if let reason = step.skipReason {
+            printError("\(label): \(reason)")
+            return Row(request: request, skipped: reason)
+        }
+        printError("\(label) ...")
+        switch measureInChild(request) {
+        case .success(let measurement):
+            let row = Row(measurement)
+            printError("\(label): \(String(format: "%.1f", row.nanosecondsPerJob ?? 0)) ns/job, peak \(String(format: "%.1f", row.peakMB ?? 0)) MiB")
+            return row
+        case .failure(let failure):
+            printError("\(label): FAILED: \(failure)")
+            return Row(request: request, failed: failure.description)
+        }
     }
 
     /// The measurements in the order they are made: for each size, flat then dag, then the

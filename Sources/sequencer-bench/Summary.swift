@@ -44,6 +44,22 @@ struct Row: Codable, Sendable {
         bytesPerJob = Double(measurement.addedBytes) / Double(measurement.size)
     }
 
+    /// The better of two measurements of the same row: the faster, with the smaller peak
+    /// memory of the two and every run's time.
+    func better(_ other: Row) -> Row {
+        guard status == .ok else { return other }
+        guard other.status == .ok, let mine = nanosecondsPerJob, let theirs = other.nanosecondsPerJob else { return self }
+        var best = theirs < mine ? other : self
+        best.nanoseconds = (nanoseconds ?? []) + (other.nanoseconds ?? [])
+        best.repeats = best.nanoseconds?.count
+        if let a = peakMB, let b = other.peakMB, b < a {
+            (best.peakMB, best.addedMB, best.bytesPerJob) = (other.peakMB, other.addedMB, other.bytesPerJob)
+        } else {
+            (best.peakMB, best.addedMB, best.bytesPerJob) = (peakMB, addedMB, bytesPerJob)
+        }
+        return best
+    }
+
     init(request: MeasurementRequest, skipped reason: String) {
         workload = request.workload
         implementation = request.implementation
