@@ -211,4 +211,27 @@ struct DeadlineTests {
         #expect(report.outcome(of: "after")?.status == .cancelled)
         #expect(report.outcome(of: "after")?.error?.code == .deadlineExceeded)
     }
+
+    /// A deadline that has already passed when the run starts: the jobs handed to workers at
+    /// the start see the cancellation at once and time out, every other job is cancelled, and
+    /// each job ends exactly once.
+    @Test(arguments: 0..<10)
+    func aDeadlineThatHasAlreadyPassedEndsEveryJobOnce(repetition: Int) async throws {
+        let clock = ManualClock()
+        var workflow = Workflow()
+        for index in 0..<8 {
+            try workflow.add(JobID("root\(index)")) { _ in try await clock.sleep(for: .seconds(1)) }
+            try workflow.add(JobID("child\(index)"), needs: [JobID("root\(index)")]) { _ in }
+        }
+        let run = try workflow.start(RunOptions(maxConcurrency: 2, deadline: .zero, clock: clock))
+        let report = try #require(await BoundedWait.report(run))
+        #expect(report.status == .timedOut)
+        #expect(report.count(.succeeded) == 0)
+        #expect(report.count(.timedOut) + report.count(.cancelled) + report.count(.skipped) == 16)
+        #expect(report.count(.timedOut) <= 2)
+        for outcome in report.outcomes where outcome.status == .cancelled {
+            #expect(outcome.startedAt == nil)
+            #expect(outcome.error?.code == .deadlineExceeded)
+        }
+    }
 }

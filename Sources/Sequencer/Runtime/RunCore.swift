@@ -29,14 +29,16 @@ final class RunCore: Sendable {
     }
 
     func begin(deadline: Duration?) {
+        perform(state.withLock { $0.scheduler.begin() })
+        // The timer starts after the first jobs were queued, so a deadline that has already
+        // passed cancels a run that has begun; a run that already ended needs no timer.
         if let deadline {
             let timer = Task { [self] in
                 do { try await time.sleep(untilOffset: deadline.nanoseconds) } catch { return }
                 perform(state.withLock { $0.scheduler.cancelAll(reason: .deadline) })
             }
-            state.withLock { $0.timers.append(timer) }
+            if !addTimer(timer) { timer.cancel() }
         }
-        perform(state.withLock { $0.scheduler.begin() })
     }
 
     // MARK: - Workers
