@@ -222,6 +222,7 @@ struct SchedulerState {
     /// if it is running, its worker is cancelled. A finished job is left as it is.
     mutating func cancel(_ job: Int32) -> Actions {
         var actions = Actions()
+        guard !isFinished else { return actions }
         switch jobs[Int(job)].phase {
         case .waiting, .laneWaiting, .queued:
             end(job, .cancelled, FailureRecord(code: .cancelled))
