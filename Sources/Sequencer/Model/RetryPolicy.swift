@@ -6,7 +6,8 @@
 /// }
 /// ```
 ///
-/// A job is not retried after it was cancelled, or when its error is a `CancellationError`.
+/// A job is not retried after it was cancelled, when its error is a `CancellationError`, or when
+/// it timed out.
 /// The wait between attempts sleeps on the run's clock and ends early when the run is cancelled.
 public struct RetryPolicy: Sendable, Hashable {
     /// The most attempts a job gets, counting the first; at least 1.
