@@ -27,29 +27,20 @@ import Testing
     /// A run that reports its events.
     struct Watched {
         let run: Run
-        var events: AsyncStream<RunEvent>.Iterator
-        var seen: [RunEvent] = []
+        private var log: EventLog
+        var seen: [RunEvent] { log.seen }
 
         init(_ workflow: Workflow, maxConcurrency: Int, keepGoing: Bool = false) throws {
-            let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self)
-            run = try workflow.start(RunOptions(maxConcurrency: maxConcurrency, keepGoing: keepGoing, events: continuation))
-            events = stream.makeAsyncIterator()
+            (run, log) = try EventLog.start(workflow, RunOptions(maxConcurrency: maxConcurrency, keepGoing: keepGoing))
         }
 
         /// Waits until `wanted` happens (or has happened).
-        mutating func wait(for wanted: RunEvent) async {
-            if seen.contains(wanted) { return }
-            while let event = await events.next() {
-                seen.append(event)
-                if event == wanted { return }
-            }
-            Issue.record("the run ended before \(wanted); saw \(seen)")
-        }
+        mutating func wait(for wanted: RunEvent) async { await log.wait(for: wanted) }
 
         /// Waits for the run to end; returns its report, with every event in `seen`.
         mutating func finish() async -> RunReport {
             let report = await run.report()
-            while let event = await events.next() { seen.append(event) }
+            await log.drain()
             return report
         }
 

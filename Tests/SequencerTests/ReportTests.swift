@@ -13,25 +13,15 @@ import Testing
     struct ClockedRun {
         let clock = ManualClock()
         let run: Run
-        var events: AsyncStream<RunEvent>.Iterator
-        var seen: [RunEvent] = []
+        private var log: EventLog
 
         init(_ workflow: Workflow, maxConcurrency: Int = 4, keepGoing: Bool = false) throws {
-            let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self)
-            run = try workflow.start(RunOptions(
-                maxConcurrency: maxConcurrency, keepGoing: keepGoing, clock: clock, events: continuation))
-            events = stream.makeAsyncIterator()
+            (run, log) = try EventLog.start(
+                workflow, RunOptions(maxConcurrency: maxConcurrency, keepGoing: keepGoing, clock: clock))
         }
 
         /// Waits until the run reports `wanted`.
-        mutating func wait(for wanted: RunEvent) async {
-            if seen.contains(wanted) { return }
-            while let event = await events.next() {
-                seen.append(event)
-                if event == wanted { return }
-            }
-            Issue.record("the run ended before \(wanted); saw \(seen)")
-        }
+        mutating func wait(for wanted: RunEvent) async { await log.wait(for: wanted) }
     }
 
     static func seconds(_ value: Int) -> Duration { .seconds(value) }
