@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SequencerTestSupport", targets: ["SequencerTestSupport"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
+        .executable(name: "notification-example", targets: ["NotificationExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -34,6 +35,12 @@ let package = Package(
             name: "StartupExample",
             dependencies: ["Sequencer"],
             path: "Examples/Startup",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "NotificationExample",
+            dependencies: ["Sequencer"],
+            path: "Examples/Notification",
             swiftSettings: strict
         ),
         .testTarget(
