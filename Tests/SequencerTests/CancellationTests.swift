@@ -77,7 +77,7 @@ private struct HeldRun {
         }
         self.holds = holds
         self.handles = handles
-        run = try workflow.start(RunOptions(maxConcurrency: maxConcurrency))
+        run = try workflow.start(RunOptions(maxConcurrency: maxConcurrency, gracePeriod: .seconds(3600)))
     }
 
     /// Waits until `job` is running and held.
@@ -315,7 +315,7 @@ struct CancellationTests {
                 throw error
             }
         }
-        let run = try workflow.start(RunOptions(maxConcurrency: 2))
+        let run = try workflow.start(RunOptions(maxConcurrency: 2, gracePeriod: .seconds(3600)))
         try #require(await BoundedWait.arrivals(arrived, atLeast: 1))
         if byID { run.cancel("sleeper") } else { run.cancel() }
         let report = try #require(await BoundedWait.report(run))
@@ -395,7 +395,7 @@ struct CancellationTests {
             log.called("job", attempt: ctx.attempt)
             do { try await hold.sleep(for: .seconds(1)) } catch { throw Interrupted() }
         }
-        let run = try workflow.start(RunOptions(maxConcurrency: 2))
+        let run = try workflow.start(RunOptions(maxConcurrency: 2, gracePeriod: .seconds(3600)))
         try #require(await BoundedWait.sleepers(hold, atLeast: 1))
         run.cancel("job")
         let report = try #require(await BoundedWait.report(run))
@@ -427,7 +427,7 @@ struct CancellationTests {
             }
             return ctx.priority
         }
-        let run = try workflow.start(RunOptions(maxConcurrency: 1))
+        let run = try workflow.start(RunOptions(maxConcurrency: 1, gracePeriod: .seconds(3600)))
         try #require(await BoundedWait.sleepers(holds.low, atLeast: 1))
         holds.low.advance(by: .seconds(1))
         try #require(await BoundedWait.sleepers(holds.high, atLeast: 1))

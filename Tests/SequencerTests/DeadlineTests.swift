@@ -156,9 +156,10 @@ struct DeadlineTests {
         #expect(clock.sleeperCount == 0)
     }
 
-    /// A job between attempts is still running: the deadline ends it, and it is not tried again.
+    /// A retry whose wait would end after the deadline is not attempted: the job fails with
+    /// its error at once, rather than sleeping until the deadline cuts it off.
     @Test(arguments: 0..<10)
-    func aJobWaitingToRetryAtTheDeadlineTimesOut(repetition: Int) async throws {
+    func aRetryThatWouldEndAfterTheDeadlineIsNotAttempted(repetition: Int) async throws {
         let clock = ManualClock()
         let log = CallLog()
         var workflow = Workflow()
@@ -167,15 +168,38 @@ struct DeadlineTests {
             throw Flaky(attempt: ctx.attempt)
         }
         let run = try workflow.start(RunOptions(deadline: .seconds(3), clock: clock))
-        try #require(await BoundedWait.sleepers(clock, atLeast: 2))  // the deadline timer and the backoff
-        clock.advance(by: .seconds(3))
         let report = try #require(await BoundedWait.report(run))
         let outcome = try #require(report.outcome(of: "r"))
         #expect(log.attempts("r") == [1])
-        #expect(outcome.status == .timedOut)
-        #expect(outcome.error?.code == .deadlineExceeded)
+        #expect(outcome.status == .failed)
+        #expect((outcome.error?.underlying as? Flaky)?.attempt == 1)
         #expect(outcome.attempts == 1)
-        #expect(report.status == .timedOut)
+        #expect(outcome.endedAt == .zero, "no time passed: it did not wait")
+        #expect(report.status == .failed)
+    }
+
+    /// Retries that fit before the deadline happen; the first that would not fit is skipped.
+    @Test(arguments: 0..<10)
+    func retriesThatFitBeforeTheDeadlineHappen(repetition: Int) async throws {
+        let clock = ManualClock()
+        let log = CallLog()
+        var workflow = Workflow()
+        try workflow.add("r", retry: .fixed(attempts: 5, delay: .seconds(2))) { ctx in
+            log.called("r", attempt: ctx.attempt)
+            throw Flaky(attempt: ctx.attempt)
+        }
+        let run = try workflow.start(RunOptions(deadline: .seconds(5), clock: clock))
+        try #require(await BoundedWait.sleepers(clock, atLeast: 2))  // the deadline timer and the backoff
+        clock.advance(by: .seconds(2))
+        try #require(await BoundedWait.sleepers(clock, atLeast: 2))
+        clock.advance(by: .seconds(2))  // attempt 3 at 4 s; a 4th would start at 6 s, after the deadline
+        let report = try #require(await BoundedWait.report(run))
+        let outcome = try #require(report.outcome(of: "r"))
+        #expect(log.attempts("r") == [1, 2, 3])
+        #expect(outcome.status == .failed)
+        #expect(outcome.attempts == 3)
+        #expect(outcome.endedAt == .seconds(4))
+        #expect(report.status == .failed)
     }
 
     /// A body that does not check for cancellation finishes after the deadline; its result is

@@ -94,7 +94,7 @@ private func runWithEvents(
         }
     }
     let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self)
-    let run = try workflow.start(RunOptions(maxConcurrency: maxConcurrency, keepGoing: keepGoing, events: continuation))
+    let run = try workflow.start(RunOptions(maxConcurrency: maxConcurrency, keepGoing: keepGoing, events: continuation, gracePeriod: .seconds(3600)))
     let report = try #require(await BoundedWait.report(run))
     // The run has ended, so the stream must already be finished: this loop ends.
     var events: [RunEvent] = []
@@ -154,7 +154,7 @@ struct EventTests {
             }
         }
         let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self)
-        let run = try workflow.start(RunOptions(maxConcurrency: 4, events: continuation))
+        let run = try workflow.start(RunOptions(maxConcurrency: 4, events: continuation, gracePeriod: .seconds(3600)))
         run.cancel()
         let report = try #require(await BoundedWait.report(run))
         var events: [RunEvent] = []
@@ -175,7 +175,7 @@ struct EventTests {
         try workflow.add("j1", needs: ["j0"]) { _ in log.called("j1") }
         try workflow.add("j2", needs: ["j1"]) { _ in log.called("j2") }
         let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self)
-        let run = try workflow.start(RunOptions(maxConcurrency: 2, events: continuation))
+        let run = try workflow.start(RunOptions(maxConcurrency: 2, events: continuation, gracePeriod: .seconds(3600)))
         try #require(await BoundedWait.sleepers(hold, atLeast: 1))
         run.cancel()
         let report = try #require(await BoundedWait.report(run))

@@ -207,7 +207,7 @@ struct TimeoutRetryTests {
     }
 
     @Test func exponentialBackoffWaitsLongerEachTimeUpToItsMaximum() async throws {
-        let policy = RetryPolicy.exponential(attempts: 6, initial: .seconds(1), multiplier: 2, max: .seconds(5))
+        let policy = RetryPolicy.exponential(attempts: 6, initial: .seconds(1), multiplier: 2, max: .seconds(5), jitter: 0)
         #expect(policy.maxAttempts == 6)
         #expect((1...6).map { policy.delay(beforeAttempt: $0) } == [.zero, .seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5)])
         #expect(RetryPolicy.fixed(attempts: 4, delay: .seconds(3)).delay(beforeAttempt: 4) == .seconds(3))

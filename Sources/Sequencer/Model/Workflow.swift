@@ -22,6 +22,25 @@ struct VoidJobBody: JobBody {
 struct JobOptions: Sendable, Equatable {
     var timeout: Duration?
     var retry: RetryPolicy = .none
+    /// Jobs with the same key run their body once per run and share its result.
+    var coalesce: String?
+    /// The result type of a coalesced job: every job sharing a key must return the same type.
+    var valueType: ObjectIdentifier?
+
+    init(timeout: Duration? = nil, retry: RetryPolicy = .none, coalesce: String? = nil, valueType: ObjectIdentifier? = nil) {
+        self.timeout = timeout
+        self.retry = retry
+        self.coalesce = coalesce
+        self.valueType = coalesce == nil ? nil : valueType
+    }
+
+    /// Why these options cannot be used by the job `id`, or nil when they can.
+    func problem(job id: JobID) -> String? {
+        if let timeout, timeout <= .zero { return "job '\(id)' has timeout \(timeout); a timeout must be positive" }
+        if let problem = retry.problem { return "job '\(id)' \(problem)" }
+        if coalesce?.isEmpty == true { return "job '\(id)' has an empty coalescing key" }
+        return nil
+    }
 }
 
 /// A set of jobs and the needs between them: a graph of asynchronous work.
@@ -110,6 +129,9 @@ public struct Workflow: Sendable {
     ///   - priority: the job's priority; raised when a job of higher priority needs it.
     ///   - timeout: how long one attempt may run before it is cancelled and the job times out.
     ///   - retry: how failures are retried.
+    ///   - coalesce: a key shared by jobs that do the same work: in a run, the body of only the
+    ///     first of them to start runs, and every job with the key gets its result or error.
+    ///     Jobs sharing a key must return the same type. See <doc:Coalescing>.
     ///   - body: the work; it receives a ``JobContext`` and returns the job's result.
     /// - Returns: a handle to read the job's result with ``JobContext/value(of:)``.
     /// - Throws: nothing yet; options that can be invalid will throw here. A duplicate ID is
@@ -122,17 +144,19 @@ public struct Workflow: Sendable {
         priority: Priority = .utility,
         timeout: Duration? = nil,
         retry: RetryPolicy = .none,
+        coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
+        let options = JobOptions(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
         let job = append(
-            id, needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry,
+            id, needs: needs, lane: lane, priority: priority, options: options,
             body: TypedJobBody(body: body), hasValue: T.self != Void.self)
         return JobHandle(id: id, index: job)
     }
 
     /// Adds a job that returns nothing.
     ///
-    /// The same as the generic ``add(_:needs:lane:priority:timeout:retry:_:)``; this overload
+    /// The same as the generic ``add(_:needs:lane:priority:timeout:retry:coalesce:_:)``; this overload
     /// takes the closure as it is, where the generic one makes Swift wrap it in a thunk, one
     /// allocation for every job.
     @discardableResult
@@ -143,16 +167,18 @@ public struct Workflow: Sendable {
         priority: Priority = .utility,
         timeout: Duration? = nil,
         retry: RetryPolicy = .none,
+        coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws -> JobHandle<Void> {
+        let options = JobOptions(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(Void.self))
         let job = append(
-            id, needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry,
+            id, needs: needs, lane: lane, priority: priority, options: options,
             body: VoidJobBody(body: body), hasValue: false)
         return JobHandle(id: id, index: job)
     }
 
     private mutating func append(
-        _ id: JobID, needs: [JobID], lane: String?, priority: Priority, timeout: Duration?, retry: RetryPolicy,
+        _ id: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions,
         body: some JobBody, hasValue: Bool
     ) -> Int32 {
         let job = Int32(ids.count)
@@ -166,7 +192,6 @@ public struct Workflow: Sendable {
         Self.set(&explicitPriorities, job, priority, default: .utility)
         Self.set(&explicitLanes, job, lane.map { laneSlot($0) } ?? -1, default: -1)
         Self.set(&valueFlags, job, hasValue, default: false)
-        let options = JobOptions(timeout: timeout, retry: retry)
         var ref: Int32 = -1
         if options != JobOptions() {
             if optionSets.last != options { optionSets.append(options) }

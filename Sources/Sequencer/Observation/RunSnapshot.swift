@@ -48,9 +48,9 @@ extension SchedulerState {
         func count(_ phase: JobPhase) -> Int { counts[phase] }
         return RunSnapshot(
             elapsed: elapsed,
-            total: plan.count,
+            total: jobs.count,
             pending: count(.waiting) + count(.laneWaiting) + count(.queued),
-            running: runningJobs.map { plan.ids[Int($0)] },
+            running: runningJobs.map { id(of: $0) },
             succeeded: count(.succeeded),
             failed: count(.failed),
             cancelled: count(.cancelled),

@@ -45,6 +45,9 @@ public struct JobOutcome: Sendable, CustomStringConvertible {
     public let startedAt: Duration?
     /// When it ended, as an offset from the run's start; nil if it never started.
     public let endedAt: Duration?
+    /// The job that added this one while it ran (see ``JobContext/addChild(_:needs:lane:priority:timeout:retry:coalesce:_:)``),
+    /// or nil for a job of the workflow.
+    public let parent: JobID?
 
     /// How long it ran, counting all attempts.
     public var duration: Duration? {

@@ -53,17 +53,18 @@ public struct RunReport: Sendable {
 
     /// The outcome of the job `id`, or nil when the workflow has no such job.
     public func outcome(of id: JobID) -> JobOutcome? {
-        record.plan.job(id).map { record.outcome(of: $0) }
+        record.job(id).map { record.outcome(of: $0) }
     }
 
-    /// Every job's outcome, in the order the jobs were added.
+    /// Every job's outcome, in the order the jobs were added: the workflow's, then the children
+    /// added while it ran.
     public var outcomes: Outcomes { Outcomes(record: record) }
 
     /// The result of a job that succeeded, or nil.
     public func value<T: Sendable>(of handle: JobHandle<T>) -> T? {
-        guard let job = record.plan.job(for: handle), record.jobs[Int(job)].phase == .succeeded else { return nil }
+        guard let job = record.job(for: handle), record.jobs[Int(job)].phase == .succeeded else { return nil }
         if T.self == Void.self { return () as? T }
-        return record.values.isEmpty ? nil : record.values[Int(job)] as? T
+        return Int(job) < record.values.count ? record.values[Int(job)] as? T : nil
     }
 
     /// How many jobs ended with `status`.
@@ -75,7 +76,7 @@ public struct RunReport: Sendable {
     public struct Outcomes: RandomAccessCollection, Sendable {
         let record: RunRecord
         public var startIndex: Int { 0 }
-        public var endIndex: Int { record.plan.count }
+        public var endIndex: Int { record.jobs.count }
         public subscript(position: Int) -> JobOutcome { record.outcome(of: Int32(position)) }
     }
 }
@@ -87,6 +88,7 @@ final class RunRecord: Sendable {
     let values: [(any Sendable)?]
     let failures: [Int32: FailureRecord]
     let counts: PhaseCounts
+    let dynamic: DynamicJobs
 
     init(_ state: SchedulerState) {
         plan = state.plan
@@ -94,33 +96,24 @@ final class RunRecord: Sendable {
         values = state.values
         failures = state.failures
         counts = state.counts
+        dynamic = state.dynamic
     }
 
-    func outcome(of job: Int32) -> JobOutcome {
-        let state = jobs[Int(job)]
-        let started = state.startedAt >= 0
-        return JobOutcome(
-            id: plan.ids[Int(job)],
-            status: state.phase.status,
-            error: error(of: job),
-            attempts: Int(state.attempts),
-            startedAt: started ? .nanoseconds(state.startedAt) : nil,
-            endedAt: started ? .nanoseconds(state.endedAt) : nil)
+    func job(_ id: JobID) -> Int32? { plan.job(id) ?? dynamic.lookup[id] }
+
+    func job<T>(for handle: JobHandle<T>) -> Int32? {
+        if handle.index >= 0, Int(handle.index) < jobs.count, id(of: Int(handle.index)) == handle.id { return handle.index }
+        return job(handle.id)
     }
 
-    /// The job's failure, following skips back to the job where the failure started.
-    func error(of job: Int32) -> JobError? {
-        guard let record = failures[job] else { return nil }
-        var path = [plan.ids[Int(job)]]
-        var origin = record
-        var cause = record.cause
-        while cause >= 0, path.count <= plan.count {
-            path.append(plan.ids[Int(cause)])
-            guard let next = failures[cause] else { break }
-            origin = next
-            cause = next.cause
-        }
-        return JobError(code: record.code, underlying: origin.underlying, path: path.reversed())
+    private func needs(of job: Int) -> [Int] {
+        job < plan.count ? plan.needRange(of: job).map { Int(plan.needs[$0]) } : dynamic.needs[job - plan.count].map(Int.init)
+    }
+
+    private func dependents(of job: Int) -> [Int] {
+        var dependents = job < plan.count ? plan.dependentRange(of: job).map { Int(plan.dependents[$0]) } : []
+        if let added = dynamic.dependents[Int32(job)] { dependents += added.map(Int.init) }
+        return dependents
     }
 
     /// Walks back from the job that ended last through the need (or, in a serial lane, the
@@ -134,8 +127,7 @@ final class RunRecord: Sendable {
         var moved = true
         while moved {
             moved = false
-            for edge in plan.dependentRange(of: job) {
-                let dependent = Int(plan.dependents[edge])
+            for dependent in dependents(of: job) {
                 if endedAt(dependent) == endedAt(job), jobs[dependent].startedAt >= endedAt(job) {
                     job = dependent
                     moved = true
@@ -143,22 +135,23 @@ final class RunRecord: Sendable {
                 }
             }
         }
-        var path = [plan.ids[job]]
+        var path = [id(of: job)]
         while true {
             var best = -1
-            var candidates = plan.needRange(of: job).map { Int(plan.needs[$0]) }
+            var candidates = needs(of: job)
             if let previous = lanePredecessor(of: job) { candidates.append(previous) }
             for candidate in candidates where endedAt(candidate) >= 0 && endedAt(candidate) <= jobs[job].startedAt {
                 if best < 0 || endedAt(candidate) > endedAt(best) { best = candidate }
             }
-            guard best >= 0, path.count <= plan.count else { break }
+            guard best >= 0, path.count <= jobs.count else { break }
             job = best
-            path.append(plan.ids[job])
+            path.append(id(of: job))
         }
         return path.reversed()
     }
 
     private func lanePredecessor(of job: Int) -> Int? {
+        guard job < plan.count else { return nil }
         let lane = plan.lane(of: job)
         guard lane >= 0, plan.lanes[Int(lane)].width == 1 else { return nil }
         let members = plan.lanes[Int(lane)].members

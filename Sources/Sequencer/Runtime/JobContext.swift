@@ -29,19 +29,78 @@ public struct JobContext: Sendable {
     /// Time since the run started, on the run's clock.
     public var elapsed: Duration { .nanoseconds(core.time.now()) }
 
-    /// The result of one of this job's needs.
-    /// - Throws: ``WorkflowError`` `.notANeed` when `handle` is not one of this job's needs
-    ///   (only needs are sure to have finished).
+    /// The result of one of this job's needs, or of one of its children (waiting for the child
+    /// to end, without holding a worker slot).
+    /// - Throws: ``WorkflowError`` `.notANeed` when `handle` is neither one of this job's needs
+    ///   (only needs are sure to have finished) nor one of its children; for a child that did
+    ///   not succeed, its ``JobError``.
     public func value<T: Sendable>(of handle: JobHandle<T>) async throws -> T {
-        guard let need = core.plan.job(for: handle) else {
-            throw WorkflowError(code: .unknownNeed, message: "job '\(id)' reads the value of '\(handle.id)', which is not a job in this run", jobs: [id, handle.id])
-        }
-        let value = try core.value(of: need, for: job)
+        let value = try await core.value(of: handle, for: job)
         if T.self == Void.self, let void = () as? T { return void }
         guard let typed = value as? T else {
             throw WorkflowError(code: .notANeed, message: "job '\(handle.id)' has no value of type \(T.self) for '\(id)'", jobs: [id, handle.id])
         }
         return typed
+    }
+
+    // MARK: - Children
+
+    /// Adds a child job to the run while this job runs: a dynamic group, like a dispatch group,
+    /// of any size.
+    ///
+    /// ```swift
+    /// try workflow.add("attachments") { ctx in
+    ///     for url in try await ctx.value(of: payload).attachments {
+    ///         try ctx.addChild("download-\(url.lastPathComponent)", lane: "network") { _ in try await download(url) }
+    ///     }
+    ///     return try await ctx.waitForChildren().filter { $0.status == .succeeded }.count
+    /// }
+    /// ```
+    /// A child is a job of the run: it appears in the report (with ``JobOutcome/parent``),
+    /// counts against `maxConcurrency` and its lane's width, and has the same options as
+    /// ``Workflow/add(_:needs:lane:priority:timeout:retry:coalesce:_:)``. It starts once its
+    /// needs, jobs already in the run, have succeeded. Its priority is at least its parent's.
+    ///
+    /// The child's ID is this job's ID, a slash and `name` (`attachments/download-1`); on a
+    /// retry, the attempt number follows the parent's ID (`attachments#2/download-1`). `needs`
+    /// may name siblings by `name` or any job by its full ID.
+    ///
+    /// A job ends only after all its children have: when its body returns, the job waits for
+    /// them (without holding a worker slot). When the job fails, times out or is cancelled, its
+    /// children that have not ended are cancelled. A child whose coalescing key matches a job
+    /// that is running or finished shares that job's result instead of running again.
+    /// - Returns: a handle to read the child's result with ``value(of:)``.
+    /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need or lane, an invalid
+    ///   option, a child in a width-1 lane that this job holds (it could never start), or when
+    ///   this job was cancelled or has ended.
+    @discardableResult
+    public func addChild<T: Sendable>(
+        _ name: JobID,
+        needs: [JobID] = [],
+        lane: String? = nil,
+        priority: Priority = .utility,
+        timeout: Duration? = nil,
+        retry: RetryPolicy = .none,
+        coalesce: String? = nil,
+        _ body: @escaping @Sendable (JobContext) async throws -> T
+    ) throws -> JobHandle<T> {
+        let options = JobOptions(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
+        let request = SchedulerState.ChildRequest(
+            name: name, needs: needs, lane: lane, priority: priority, options: options == JobOptions() ? nil : options,
+            body: TypedJobBody(body: body), hasValue: T.self != Void.self)
+        let child = try core.addChild(request, to: job, attempt: attempt)
+        return JobHandle(id: core.state.withLock { $0.scheduler.id(of: child) }, index: child)
+    }
+
+    /// Waits until every child this job has added so far has ended, without holding a worker
+    /// slot, and returns their outcomes in the order they were added.
+    /// - Throws: `CancellationError` when this job was cancelled meanwhile (its children were
+    ///   cancelled with it).
+    @discardableResult
+    public func waitForChildren() async throws -> [JobOutcome] {
+        await core.waitForChildren(of: job, target: -1)
+        try Task.checkCancellation()
+        return core.state.withLock { state in state.scheduler.children(of: job).map { state.scheduler.outcome(of: $0) } }
     }
 
     /// True when the job, or its run, was cancelled or timed out. Bodies that loop should check it.

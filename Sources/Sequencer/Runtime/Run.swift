@@ -13,14 +13,14 @@ public final class Run: Sendable {
     /// Cancels the run: jobs that have not started never start, and running jobs are cancelled
     /// (through Swift task cancellation; they stop when their body checks for it).
     public func cancel() {
-        core.perform(core.state.withLock { $0.scheduler.cancelAll(reason: .cancelled) })
+        core.cancel(nil)
     }
 
     /// Cancels one job. If it has not started it never will; if it is running its body is
     /// cancelled. Jobs that need it are skipped. Unknown IDs and finished jobs are ignored.
     public func cancel(_ id: JobID) {
-        guard let job = core.plan.job(id) else { return }
-        core.perform(core.state.withLock { $0.scheduler.cancel(job) })
+        guard let job = core.state.withLock({ $0.scheduler.job(id) }) else { return }
+        core.cancel(job)
     }
 
     /// Waits for the run to end and returns what happened. Never throws.
@@ -67,7 +67,7 @@ extension Workflow {
     /// - Complexity: O(jobs + needs) before returning.
     public func start(_ options: RunOptions = RunOptions()) throws -> Run {
         let core = RunCore(plan: try Plan(self), options: options)
-        core.begin(deadline: options.deadline)
+        core.begin()
         return Run(core: core)
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 
 /// The running half of a ``Run``: the scheduler behind a mutex, and the workers that pull
 /// jobs from it.
@@ -11,7 +12,7 @@ final class RunCore: Sendable {
         var scheduler: SchedulerState
         var report: RunReport?
         var reportWaiters: [CheckedContinuation<RunReport, Never>] = []
-        /// Tasks to cancel when the run ends: the deadline timer and snapshot streams.
+        /// Tasks to cancel when the run ends: the deadline timer, grace timers, snapshot streams.
         var timers: [Task<Void, Never>] = []
     }
 
@@ -19,23 +20,31 @@ final class RunCore: Sendable {
     let time: any RunTime
     let state: Locked<State>
     private let hasOptions: Bool
+    /// How long a cancelled or timed-out body may take to return before it is abandoned.
+    private let gracePeriod: Int64
+    /// The run's deadline, as an offset from its start.
+    private let deadline: Int64?
+    /// Set when a job first adds a child: from then on, workers check for children to wait for.
+    private let hasChildren = Atomic<Bool>(false)
 
     init(plan: Plan, options: RunOptions) {
         self.plan = plan
         time = makeRunTime(options.clock)
         hasOptions = plan.hasOptions
+        gracePeriod = max(.zero, options.gracePeriod).nanoseconds
+        deadline = options.deadline?.nanoseconds
         state = Locked(State(scheduler: SchedulerState(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events)))
     }
 
-    func begin(deadline: Duration?) {
+    func begin() {
         perform(state.withLock { $0.scheduler.begin() })
         // The timer starts after the first jobs were queued, so a deadline that has already
         // passed cancels a run that has begun; a run that already ended needs no timer.
         if let deadline {
             let timer = Task { [self] in
-                do { try await time.sleep(untilOffset: deadline.nanoseconds) } catch { return }
-                perform(state.withLock { $0.scheduler.cancelAll(reason: .deadline) })
+                do { try await time.sleep(untilOffset: deadline) } catch { return }
+                perform(state.withLock { $0.scheduler.cancelAll(reason: .deadline, now: deadline) })
             }
             if !addTimer(timer) { timer.cancel() }
         }
@@ -43,14 +52,24 @@ final class RunCore: Sendable {
 
     // MARK: - Workers
 
-    private func work(slot: Int, first: Int32) async {
+    private func work(slot: Int, generation: UInt32, first: Int32, probe: WorkerProbe) async {
         var job = first
         while true {
             // Read after the job was taken: its needs' end times were read before they were
             // recorded under the lock, so this reading is never earlier than any of them.
-            let completion = await execute(job, startedAt: time.now())
+            let startedAt = time.now()
+            probe.started(job, at: startedAt)
+            let spec = Int(job) < plan.count ? nil : state.withLock { $0.scheduler.spec(of: job) }
+            let options = spec?.options ?? (hasOptions ? plan.options(of: Int(job)) : nil)
+            var next: SchedulerState.Next
             var actions = SchedulerState.Actions()
-            let next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, into: &actions) }
+            if let key = options?.coalesce,
+                let step = state.withLock({ $0.scheduler.coalesce(job, key: key, slot: slot, now: startedAt, into: &actions) }) {
+                next = step
+            } else {
+                let completion = await execute(job, spec: spec, options: options, startedAt: startedAt, probe: probe)
+                next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, generation: generation, into: &actions) }
+            }
             perform(actions)
             switch next {
             case .run(let nextJob):
@@ -71,37 +90,49 @@ final class RunCore: Sendable {
 
     /// Runs a job's body with its retries and timeout, timing it.
     @inline(__always)
-    private func execute(_ job: Int32, startedAt: Int64) async -> Completion {
+    private func execute(_ job: Int32, spec: JobSpec?, options: JobOptions?, startedAt: Int64, probe: WorkerProbe) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
-        let options = hasOptions ? plan.options(of: Int(job)) : nil
-        let body = plan.bodies[Int(job)]
+        let body = spec?.body ?? plan.bodies[Int(job)]
         // A worker's task keeps the priority of the job it was started for; a job of higher
         // priority runs in a child task at its own priority.
-        let raise = plan.hasPriorities
-            && plan.priority(of: Int(job)).taskPriority > (Task.basePriority ?? Task.currentPriority)
+        let priority = spec?.priority ?? plan.priority(of: Int(job))
+        let raise = (spec != nil || plan.hasPriorities)
+            && priority.taskPriority > (Task.basePriority ?? Task.currentPriority)
         var attempt = 1
         while true {
             let context = JobContext(job: job, attempt: attempt, core: self)
+            let timer = options?.timeout.map { startTimeout(for: job, after: $0) }
+            let result: Result<any Sendable, any Error>
             do {
-                let value: any Sendable
-                if options?.timeout != nil || raise {
-                    value = try await inChildTask(job, timeout: options?.timeout) { try await body.run(context) }
+                if raise {
+                    result = .success(try await inChildTask(priority: priority.taskPriority) { try await body.run(context) })
                 } else {
-                    value = try await body.run(context)
+                    result = .success(try await body.run(context))
                 }
-                return Completion(result: .succeeded(value), attempts: attempt, startedAt: startedAt, endedAt: time.now())
-            } catch is TimeoutSignal {
-                return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
             } catch {
-                let policy = options?.retry ?? .none
-                if attempt < policy.maxAttempts, !(error is CancellationError), !Task.isCancelled {
+                result = .failure(error)
+            }
+            let timedOut = timer.map { !$0.stop() } ?? false
+            if hasChildren.load(ordering: .relaxed) {
+                await settleChildren(of: job, attemptFailed: timedOut || (try? result.get()) == nil)
+            }
+            if timedOut {
+                return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
+            }
+            switch result {
+            case .success(let value):
+                return Completion(result: .succeeded(value), attempts: attempt, startedAt: startedAt, endedAt: time.now())
+            case .failure(let error):
+                if let delay = retryDelay(after: error, attempt: attempt, policy: options?.retry ?? .none) {
                     attempt += 1
+                    probe.attempting(attempt)
                     do {
-                        try await time.sleep(for: policy.delay(beforeAttempt: attempt))
+                        try await time.sleep(for: delay)
                         continue
                     } catch {
                         attempt -= 1  // the retry never started
+                        probe.attempting(attempt)
                     }
                 }
                 return Completion(result: .threw(error), attempts: attempt, startedAt: startedAt, endedAt: time.now())
@@ -109,28 +140,110 @@ final class RunCore: Sendable {
         }
     }
 
-    private struct TimeoutSignal: Error {}
+    /// The wait before the next attempt, or nil when the job must not be tried again: its policy
+    /// says so, it was cancelled, or the wait would end after the run's deadline.
+    private func retryDelay(after error: any Error, attempt: Int, policy: RetryPolicy) -> Duration? {
+        guard attempt < policy.maxAttempts, !Task.isCancelled,
+            let delay = policy.delay(after: error, beforeAttempt: attempt + 1, random: Double.random(in: 0..<1))
+        else { return nil }
+        if let deadline, time.now() + delay.nanoseconds >= deadline { return nil }
+        return delay
+    }
 
-    /// Runs `body` in a child task at the job's priority and, with a timeout, cancels it when the
-    /// timeout passes on the run's clock. Waits for the body to end after cancelling it
-    /// (cancellation is cooperative).
+    /// Starts the timer of one attempt: when `timeout` passes before the attempt ends, the job
+    /// is timed out (its body cancelled, then abandoned after the grace period).
+    private func startTimeout(for job: Int32, after timeout: Duration) -> AttemptTimer {
+        let limit = time.now() + timeout.nanoseconds
+        let claim = TimeoutClaim()
+        let task = Task { [self] in
+            do { try await time.sleep(untilOffset: limit) } catch { return }
+            guard claim.timeOut() else { return }
+            perform(state.withLock { $0.scheduler.timeOut(job, now: limit) })
+        }
+        return AttemptTimer(claim: claim, task: task)
+    }
+
+    /// Runs `body` in a child task at `priority`, for a job of higher priority than its worker.
     private func inChildTask(
-        _ job: Int32, timeout: Duration?, _ body: @escaping @Sendable () async throws -> any Sendable
+        priority: TaskPriority, _ body: @escaping @Sendable () async throws -> any Sendable
     ) async throws -> any Sendable {
-        let time = self.time
-        let priority = plan.priority(of: Int(job)).taskPriority
-        return try await withThrowingTaskGroup(of: (any Sendable).self) { group in
+        try await withThrowingTaskGroup(of: (any Sendable).self) { group in
             group.addTask(priority: priority) { try await body() }
-            if let timeout {
-                group.addTask {
-                    try await time.sleep(for: timeout)
-                    throw TimeoutSignal()
-                }
-            }
-            defer { group.cancelAll() }
             guard let value = try await group.next() else { throw CancellationError() }
             return value
         }
+    }
+
+    // MARK: - Values and children
+
+    /// The value of `handle`'s job for `job`: a need's (which has ended), or a child's (waited for).
+    func value<T>(of handle: JobHandle<T>, for job: Int32) async throws -> (any Sendable)? {
+        let (target, isNeed, isChild, me) = state.withLock { state -> (Int32?, Bool, Bool, JobID) in
+            let scheduler = state.scheduler
+            let me = scheduler.id(of: job)
+            var target = scheduler.job(handle.id)
+            if handle.index >= 0, Int(handle.index) < scheduler.jobs.count, scheduler.id(of: handle.index) == handle.id {
+                target = handle.index
+            }
+            guard let target else { return (nil, false, false, me) }
+            let isNeed = Int(job) < plan.count
+                ? plan.needRange(of: Int(job)).contains { plan.needs[$0] == target }
+                : scheduler.dynamic.needs[Int(job) - plan.count].contains(target)
+            return (target, isNeed, scheduler.isChild(target, of: job), me)
+        }
+        guard let target, isNeed || isChild else {
+            throw WorkflowError(
+                code: target == nil ? .unknownNeed : .notANeed,
+                message: target == nil
+                    ? "job '\(me)' reads the value of '\(handle.id)', which is not a job in this run"
+                    : "job '\(me)' reads the value of '\(handle.id)', which is neither one of its needs nor one of its children",
+                jobs: [me, handle.id])
+        }
+        if isChild { await waitForChildren(of: job, target: target) }
+        return try state.withLock { state in
+            if isChild, state.scheduler.jobs[Int(target)].phase != .succeeded {
+                throw state.scheduler.error(of: target) ?? JobError(code: .cancelled, underlying: nil, path: [handle.id])
+            }
+            return state.scheduler.value(of: target)
+        }
+    }
+
+    /// Adds a child job to the running job `parent`.
+    func addChild(_ request: SchedulerState.ChildRequest, to parent: Int32, attempt: Int) throws -> Int32 {
+        hasChildren.store(true, ordering: .relaxed)
+        var actions = SchedulerState.Actions()
+        let child = try state.withLock { try $0.scheduler.addChild(request, to: parent, attempt: attempt, into: &actions) }
+        perform(actions)
+        return child
+    }
+
+    /// Waits, without holding a worker slot, until `target` (a child of `parent`, or -1 for all
+    /// of them) has ended.
+    func waitForChildren(of parent: Int32, target: Int32) async {
+        await withCheckedContinuation { continuation in
+            var actions = SchedulerState.Actions()
+            let done = state.withLock {
+                $0.scheduler.waitForChildren(of: parent, target: target, continuation, into: &actions)
+            }
+            perform(actions)
+            if done { continuation.resume() }
+        }
+    }
+
+    /// After an attempt: a failed attempt's children are cancelled; then the job waits for them
+    /// all, so a job ends only after its children.
+    private func settleChildren(of job: Int32, attemptFailed: Bool) async {
+        guard state.withLock({ $0.scheduler.hasUnfinishedChildren(job) }) else { return }
+        if attemptFailed {
+            let now = time.now()
+            perform(state.withLock { state in
+                var actions = SchedulerState.Actions()
+                state.scheduler.cancelDescendants(of: job, now: now, into: &actions)
+                state.scheduler.dispatch(into: &actions)
+                return actions
+            })
+        }
+        await waitForChildren(of: job, target: -1)
     }
 
     // MARK: - Side effects
@@ -138,13 +251,37 @@ final class RunCore: Sendable {
     func perform(_ actions: SchedulerState.Actions) {
         for (continuation, job) in actions.wake { continuation.resume(returning: job) }
         for task in actions.cancelWorkers { task.cancel() }
+        for continuation in actions.resume { continuation.resume() }
         for (slot, generation, job) in actions.spawn {
-            let task = Task(priority: plan.priority(of: Int(job)).taskPriority) { [self] in
-                await work(slot: slot, first: job)
+            let probe = WorkerProbe()
+            let task = Task(priority: jobPriority(job).taskPriority) { [self] in
+                await work(slot: slot, generation: generation, first: job, probe: probe)
             }
-            if state.withLock({ $0.scheduler.register(task, slot: slot, generation: generation) }) { task.cancel() }
+            if state.withLock({ $0.scheduler.register(task, probe: probe, slot: slot, generation: generation) }) {
+                task.cancel()
+            }
         }
+        if !actions.abandonLater.isEmpty { abandonAfterGrace(actions.abandonLater) }
         if actions.finished { finishRun() }
+    }
+
+    private func jobPriority(_ job: Int32) -> Priority {
+        Int(job) < plan.count ? plan.priority(of: Int(job)) : state.withLock { $0.scheduler.jobs[Int(job)].priority }
+    }
+
+    /// Jobs just cancelled: those whose bodies have not returned when the grace period passes
+    /// are abandoned, so a body that ignores cancellation cannot hold the run.
+    private func abandonAfterGrace(_ jobs: [Int32]) {
+        let limit = time.now() + gracePeriod
+        let timer = Task { [self] in
+            do { try await time.sleep(untilOffset: limit) } catch { return }
+            var actions = SchedulerState.Actions()
+            state.withLock { state in
+                for job in jobs { state.scheduler.abandon(job, now: limit, into: &actions) }
+            }
+            perform(actions)
+        }
+        if !addTimer(timer) { timer.cancel() }
     }
 
     private func finishRun() {
@@ -188,14 +325,39 @@ final class RunCore: Sendable {
         }
     }
 
-    func value(of need: Int32, for job: Int32) throws -> (any Sendable)? {
-        let isNeed = plan.needRange(of: Int(job)).contains { plan.needs[$0] == need }
-        guard isNeed else {
-            throw WorkflowError(
-                code: .notANeed,
-                message: "job '\(plan.ids[Int(job)])' reads the value of '\(plan.ids[Int(need)])', which is not one of its needs",
-                jobs: [plan.ids[Int(job)], plan.ids[Int(need)]])
-        }
-        return state.withLock { $0.scheduler.value(of: need) }
+    /// Cancels the run, or one job, now.
+    func cancel(_ job: Int32?) {
+        let now = time.now()
+        perform(state.withLock { state in
+            if let job { return state.scheduler.cancel(job, now: now) }
+            return state.scheduler.cancelAll(reason: .cancelled, now: now)
+        })
+    }
+}
+
+/// The timer of one attempt with a timeout.
+struct AttemptTimer {
+    let claim: TimeoutClaim
+    let task: Task<Void, Never>
+
+    /// The attempt finished: stops the timer. Returns false when the timeout passed first.
+    func stop() -> Bool {
+        task.cancel()
+        return claim.finish()
+    }
+}
+
+/// Whichever of an attempt and its timer claims this first decides whether the attempt timed out.
+final class TimeoutClaim: Sendable {
+    private let state = Atomic<Int>(0)  // 0 running, 1 timed out, 2 finished in time
+
+    /// The timeout passed: returns true when the attempt had not finished.
+    func timeOut() -> Bool {
+        state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// The attempt ended: returns true when it ended before its timeout.
+    func finish() -> Bool {
+        state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
     }
 }

@@ -25,19 +25,29 @@ public struct RunOptions: Sendable {
     public var clock: any Clock<Duration>
     /// Where to send ``RunEvent``s, in order, as jobs start and finish; finished when the run ends.
     public var events: AsyncStream<RunEvent>.Continuation?
+    /// How long a running job's body may take to return after it was cancelled (by
+    /// ``Run/cancel()``, ``Run/cancel(_:)``, its timeout or the deadline), on the run's clock.
+    /// A body still running then is *abandoned*: the job ends without it (timed out as of its
+    /// time limit, or cancelled), its worker and lane slots are freed, and whatever the body
+    /// returns later is discarded. Its task keeps running until it returns: Swift cannot stop
+    /// a task that ignores cancellation. So a run always ends, at most this long after it was
+    /// cancelled or its deadline passed.
+    public var gracePeriod: Duration
 
     public init(
         maxConcurrency: Int = RunOptions.activeProcessorCount,
         deadline: Duration? = nil,
         keepGoing: Bool = false,
         clock: any Clock<Duration> = ContinuousClock(),
-        events: AsyncStream<RunEvent>.Continuation? = nil
+        events: AsyncStream<RunEvent>.Continuation? = nil,
+        gracePeriod: Duration = .seconds(2)
     ) {
         self.maxConcurrency = maxConcurrency
         self.deadline = deadline
         self.keepGoing = keepGoing
         self.clock = clock
         self.events = events
+        self.gracePeriod = gracePeriod
     }
 
     /// The number of processors available to this process.

@@ -6,9 +6,13 @@ import DequeModule
 /// returns what to do about it (``Actions``); ``RunCore`` calls it under a lock and carries out
 /// the actions after releasing the lock. Invariants:
 /// - a job starts only after every job it needs succeeded, and at most once;
-/// - at most `maxWorkers` jobs run at once, and at most `width` per lane;
+/// - at most `maxWorkers` bodies run at once (a parent waiting for its children does not
+///   count), and at most `width` jobs per lane;
 /// - in an ordered lane, jobs are taken in the order they were added;
 /// - every job ends in exactly one terminal phase, and the run ends when all have.
+///
+/// The rest of the machine lives in extensions: cancelling, timing out and abandoning jobs
+/// (`SchedulerState+Cancel.swift`), child jobs (`+Children`) and coalescing (`+Coalescing`).
 struct SchedulerState {
     /// Side effects for the caller to perform after releasing the lock.
     struct Actions {
@@ -18,6 +22,11 @@ struct SchedulerState {
         var spawn: [(slot: Int, generation: UInt32, job: Int32)] = []
         /// Workers whose tasks must be cancelled (their running job was cancelled).
         var cancelWorkers: [Task<Void, Never>] = []
+        /// Parents waiting for their children to resume: the children ended and the parent has
+        /// a worker slot again.
+        var resume: [CheckedContinuation<Void, Never>] = []
+        /// Running jobs that were cancelled: abandon those still running after the grace period.
+        var abandonLater: [Int32] = []
         /// Set when this step ended the run.
         var finished = false
     }
@@ -33,34 +42,53 @@ struct SchedulerState {
     let maxWorkers: Int
     let keepGoing: Bool
 
-    /// Every job's state, packed so that the scheduler touches one cache line per job.
-    private(set) var jobs: [JobState]
-    private var ready: ReadyQueue
+    /// Every job's state, packed so that the scheduler touches one cache line per job. Jobs of
+    /// the plan come first, then jobs added at run time.
+    var jobs: [JobState]
+    var ready: ReadyQueue
     /// Entries of `ready` whose job ended while queued.
-    private var staleQueued = 0
-    private var laneUsed: [Int]
-    private var laneHead: [Int]
-    private var laneBacklog: [Deque<Int32>]
+    var staleQueued = 0
+    var laneUsed: [Int]
+    var laneHead: [Int]
+    var laneBacklog: [Deque<Int32>]
+    /// Each ordered lane's jobs in the order they were added (the plan's, then children).
+    var laneMembers: [[Int32]]
     /// Whether an ordered lane has a job in the ready queue. An ordered lane queues one job at a
     /// time, so priorities among ready jobs cannot reorder the lane.
-    private var laneHasQueued: [Bool]
+    var laneHasQueued: [Bool]
 
     // Workers: slots 0..<slotCount; a slot's job is -1 when it has none.
-    private var workerJob: [Int32] = []
-    private var workerTask: [Task<Void, Never>?] = []
-    private var workerRetiring: [Bool] = []
-    /// Bumped each time a slot gets a new worker, so a late registration cannot land on its successor.
-    private var workerGeneration: [UInt32] = []
-    private var freeSlots: [Int] = []
-    private var idle: [(slot: Int, continuation: CheckedContinuation<Int32, Never>)] = []
-    private var liveWorkers = 0
+    var workerJob: [Int32] = []
+    var workerTask: [Task<Void, Never>?] = []
+    var workerProbe: [WorkerProbe?] = []
+    var workerRetiring: [Bool] = []
+    /// Whether the slot's job is a parent waiting for its children (its worker does not count).
+    var workerSuspended: [Bool] = []
+    /// Bumped each time a slot gets a new worker (or its worker is abandoned), so a late
+    /// registration or a late finish cannot land on its successor.
+    var workerGeneration: [UInt32] = []
+    var freeSlots: [Int] = []
+    var idle: [(slot: Int, continuation: CheckedContinuation<Int32, Never>)] = []
+    /// Workers running a body now.
+    var liveWorkers = 0
 
     // Outcomes (timing and attempts live in `jobs`).
     private(set) var values: [(any Sendable)?]
-    private(set) var failures: [Int32: FailureRecord] = [:]
-    private var cancelRequested: Set<Int32> = []
+    var failures: [Int32: FailureRecord] = [:]
+    var cancelRequested: Set<Int32> = []
+    /// Running jobs whose own timeout or the run's deadline passed: when, and which it was.
+    var limits: [Int32: (at: Int64, code: JobError.Code)] = [:]
 
-    private(set) var stopReason: StopReason?
+    // Jobs added at run time, and coalescing.
+    var dynamic = DynamicJobs()
+    var groups: [Int32: ChildGroup] = [:]
+    /// Parents whose children ended, waiting for a worker slot to resume in.
+    var resumable: Deque<(slot: Int, continuation: CheckedContinuation<Void, Never>)> = []
+    var coalesced: [String: CoalescedRun] = [:]
+    /// Coalescing keys first used by jobs added at run time, with their result types.
+    var dynamicCoalescingKeys: [String: CoalescingKey] = [:]
+
+    var stopReason: StopReason?
     private(set) var counts = PhaseCounts()
     private(set) var finishedCount = 0
     /// Bumped on every change a snapshot can see.
@@ -69,7 +97,7 @@ struct SchedulerState {
     /// Whether `events` is set: testing it does not copy (and retain) the continuation.
     private let hasEvents: Bool
 
-    var isFinished: Bool { finishedCount == plan.count }
+    var isFinished: Bool { finishedCount == jobs.count }
 
     init(plan: Plan, maxWorkers: Int, keepGoing: Bool, events: AsyncStream<RunEvent>.Continuation? = nil) {
         self.plan = plan
@@ -90,6 +118,7 @@ struct SchedulerState {
         laneUsed = [Int](repeating: 0, count: plan.lanes.count)
         laneHead = [Int](repeating: 0, count: plan.lanes.count)
         laneBacklog = [Deque<Int32>](repeating: [], count: plan.lanes.count)
+        laneMembers = plan.lanes.map { $0.ordered ? $0.members : [] }
         laneHasQueued = [Bool](repeating: false, count: plan.lanes.count)
         values = plan.hasValues ? [(any Sendable)?](repeating: nil, count: count) : []
         counts[.waiting] = count
@@ -110,18 +139,19 @@ struct SchedulerState {
 
     /// Records the task of a worker started for `slot`. Returns true when the worker's job was
     /// cancelled before the task existed, so the caller must cancel the task now.
-    mutating func register(_ task: Task<Void, Never>, slot: Int, generation: UInt32) -> Bool {
+    mutating func register(_ task: Task<Void, Never>, probe: WorkerProbe, slot: Int, generation: UInt32) -> Bool {
         guard workerGeneration[slot] == generation else {
             return false  // the worker already ended and its slot belongs to another now
         }
         workerTask[slot] = task
+        workerProbe[slot] = probe
         return workerRetiring[slot]
     }
 
     /// A worker with nothing to run asks for a job. Returns the job, -1 to exit, or nil after
     /// keeping `continuation` to resume when a job is ready.
     mutating func park(slot: Int, _ continuation: CheckedContinuation<Int32, Never>) -> Int32? {
-        if isFinished || workerRetiring[slot] { return retire(slot: slot) }
+        if isFinished || workerRetiring[slot] || !resumable.isEmpty { return retire(slot: slot) }
         if let job = takeReady(slot: slot) { return job }
         idle.append((slot, continuation))
         return nil
@@ -130,47 +160,24 @@ struct SchedulerState {
     // MARK: - Finishing a job
 
     /// Records what a worker's job did, frees and queues what follows, and says what the worker
-    /// does next.
-    mutating func finish(_ job: Int32, _ completion: Completion, slot: Int, into actions: inout Actions) -> Next {
-        let index = Int(job)
-        jobs[index].startedAt = completion.startedAt
-        jobs[index].endedAt = completion.endedAt
-        jobs[index].attempts = UInt16(clamping: completion.attempts)
+    /// does next. A worker that was abandoned (its job ended without it) just exits.
+    mutating func finish(
+        _ job: Int32, _ completion: Completion, slot: Int, generation: UInt32, into actions: inout Actions
+    ) -> Next {
+        guard workerGeneration[slot] == generation else { return .exit }
         workerJob[slot] = -1
-        let cancelled = !cancelRequested.isEmpty && cancelRequested.remove(job) != nil
+        settle(job, completion)
+        return next(forSlot: slot, into: &actions)
+    }
 
-        switch completion.result {
-        case .succeeded(let value):
-            if plan.hasValue(index) { values[index] = value }
-            setPhase(job, .succeeded)
-            releaseLane(of: job)
-            let end = index + 1 < jobs.count ? Int(jobs[index + 1].firstDependent) : plan.dependents.count
-            for edge in Int(jobs[index].firstDependent)..<end {
-                let dependent = plan.dependents[edge]
-                jobs[Int(dependent)].remaining -= 1
-                if jobs[Int(dependent)].remaining == 0, jobs[Int(dependent)].phase == .waiting {
-                    becomeReady(dependent)
-                }
-            }
-        case .threw(let error):
-            let (phase, code): (JobPhase, JobError.Code)
-            if stopReason == .deadline, cancelled {
-                (phase, code) = (.timedOut, .deadlineExceeded)
-            } else if cancelled || error is CancellationError {
-                (phase, code) = (.cancelled, .cancelled)
-            } else {
-                (phase, code) = (.failed, .failed)
-            }
-            end(job, phase, FailureRecord(code: code, underlying: error))
-        case .timedOut:
-            end(job, .timedOut, FailureRecord(code: .timedOut))
-        }
-
+    /// What the worker in `slot`, which has no job now, does next.
+    mutating func next(forSlot slot: Int, into actions: inout Actions) -> Next {
         var next = Next.exit
         if isFinished {
             finishRun(into: &actions)
             _ = retire(slot: slot)
-        } else if workerRetiring[slot] {
+        } else if workerRetiring[slot] || !resumable.isEmpty {
+            // A parent waiting to resume takes this worker's place.
             _ = retire(slot: slot)
         } else if let job = takeReady(slot: slot) {
             next = .run(job)
@@ -181,9 +188,69 @@ struct SchedulerState {
         return next
     }
 
+    /// Records how a job ended, and what follows: its value, its lane slot, its dependents, the
+    /// jobs that share its result, and its parent's count of unfinished children.
+    mutating func settle(_ job: Int32, _ completion: Completion) {
+        let index = Int(job)
+        if jobs[index].startedAt < 0 { jobs[index].startedAt = completion.startedAt }
+        jobs[index].endedAt = completion.endedAt
+        jobs[index].attempts = UInt16(clamping: completion.attempts)
+        let cancelled = !cancelRequested.isEmpty && cancelRequested.remove(job) != nil
+        let limit = limits.isEmpty ? nil : limits.removeValue(forKey: job)
+
+        switch completion.result {
+        case .succeeded(let value):
+            succeed(job, value)
+        case .threw(let error):
+            if let limit {
+                jobs[index].endedAt = max(jobs[index].startedAt, limit.at)
+                end(job, .timedOut, FailureRecord(code: limit.code, underlying: error))
+            } else if cancelled || error is CancellationError {
+                end(job, .cancelled, FailureRecord(code: .cancelled, underlying: error))
+            } else {
+                end(job, .failed, FailureRecord(code: .failed, underlying: error))
+            }
+        case .timedOut:
+            if let limit { jobs[index].endedAt = max(jobs[index].startedAt, limit.at) }
+            end(job, .timedOut, FailureRecord(code: .timedOut))
+        }
+        if !coalesced.isEmpty { shareResult(of: job, completion.result) }
+        if !groups.isEmpty, let group = groups[job], group.unfinished > 0 {
+            var actions = Actions()  // an abandoned parent: its children end with it
+            cancelDescendants(of: job, now: completion.endedAt, into: &actions)
+        }
+    }
+
+    /// Records a job's value and lets the jobs that need it go.
+    mutating func succeed(_ job: Int32, _ value: any Sendable) {
+        let index = Int(job)
+        if hasValue(job) {
+            if values.count <= index { values += [(any Sendable)?](repeating: nil, count: jobs.count - values.count) }
+            values[index] = value
+        }
+        setPhase(job, .succeeded)
+        releaseLane(of: job)
+        let end = index + 1 < plan.count ? Int(jobs[index + 1].firstDependent) : plan.dependents.count
+        if index < plan.count {
+            for edge in Int(jobs[index].firstDependent)..<end {
+                needSucceeded(plan.dependents[edge])
+            }
+        }
+        if !dynamic.dependents.isEmpty, let added = dynamic.dependents[job] {
+            for dependent in added { needSucceeded(dependent) }
+        }
+    }
+
+    private mutating func needSucceeded(_ dependent: Int32) {
+        jobs[Int(dependent)].remaining -= 1
+        if jobs[Int(dependent)].remaining == 0, jobs[Int(dependent)].phase == .waiting {
+            becomeReady(dependent)
+        }
+    }
+
     /// Ends a job that did not succeed: records why, frees its lane slot, skips its dependents,
     /// and, unless the run keeps going, stops starting jobs after a failure.
-    private mutating func end(_ job: Int32, _ newPhase: JobPhase, _ record: FailureRecord) {
+    mutating func end(_ job: Int32, _ newPhase: JobPhase, _ record: FailureRecord) {
         let old = jobs[Int(job)].phase
         failures[job] = record
         setPhase(job, newPhase)
@@ -194,73 +261,16 @@ struct SchedulerState {
             admit(lane: Int(jobs[Int(job)].lane))  // it no longer holds its place
         }
         skipDependents(of: job)
-        if (newPhase == .failed || newPhase == .timedOut), !keepGoing, stopReason == nil {
+        if newPhase == .failed || newPhase == .timedOut, !keepGoing, stopReason == nil {
             stopReason = .failure(job)
             endPending(code: .runStopped, phase: .skipped, cause: job)
-        }
-    }
-
-    // MARK: - Cancelling
-
-    /// Cancels the whole run: nothing more starts, and every running job's worker is cancelled.
-    mutating func cancelAll(reason: StopReason) -> Actions {
-        var actions = Actions()
-        guard !isFinished else { return actions }
-        if stopReason == nil || reason == .deadline { stopReason = reason }
-        let code: JobError.Code = reason == .deadline ? .deadlineExceeded : .cancelled
-        endPending(code: code, phase: .cancelled, cause: -1)
-        for slot in workerJob.indices where workerJob[slot] >= 0 {
-            cancelRequested.insert(workerJob[slot])
-            workerRetiring[slot] = true
-            if let task = workerTask[slot] { actions.cancelWorkers.append(task) }
-        }
-        if isFinished { finishRun(into: &actions) }
-        return actions
-    }
-
-    /// Cancels one job: if it has not started it never will, and its dependents are skipped;
-    /// if it is running, its worker is cancelled. A finished job is left as it is.
-    mutating func cancel(_ job: Int32) -> Actions {
-        var actions = Actions()
-        guard !isFinished else { return actions }
-        switch jobs[Int(job)].phase {
-        case .waiting, .laneWaiting, .queued:
-            end(job, .cancelled, FailureRecord(code: .cancelled))
-        case .running:
-            cancelRequested.insert(job)
-            if let slot = workerJob.firstIndex(of: job) {
-                workerRetiring[slot] = true
-                if let task = workerTask[slot] { actions.cancelWorkers.append(task) }
-            }
-        default:
-            break
-        }
-        dispatch(into: &actions)
-        if isFinished { finishRun(into: &actions) }
-        return actions
-    }
-
-    /// Ends every job that has not started.
-    private mutating func endPending(code: JobError.Code, phase newPhase: JobPhase, cause: Int32) {
-        for job in 0..<plan.count where jobs[job].phase.isPending {
-            let job = Int32(job)
-            failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
-            setPhase(job, newPhase)
-        }
-        for lane in laneUsed.indices {
-            laneUsed[lane] = 0
-            laneHasQueued[lane] = false
-        }
-        for slot in workerJob.indices where workerJob[slot] >= 0 {
-            let lane = jobs[Int(workerJob[slot])].lane
-            if lane >= 0 { laneUsed[Int(lane)] += 1 }
         }
     }
 
     // MARK: - Readiness and lanes
 
     /// A job whose needs all succeeded: queue it, or let its lane decide when.
-    private mutating func becomeReady(_ job: Int32) {
+    mutating func becomeReady(_ job: Int32) {
         let lane = jobs[Int(job)].lane
         guard lane >= 0 else { return queue(job) }
         setPhase(job, .laneWaiting)
@@ -275,12 +285,11 @@ struct SchedulerState {
 
     /// Moves jobs of `lane` into the ready queue while the lane has free slots: in an ordered
     /// lane only from the front of the lane, so a job still waiting for its needs holds its place.
-    private mutating func admit(lane: Int) {
+    mutating func admit(lane: Int) {
         let definition = plan.lanes[lane]
         if definition.ordered {
-            let members = definition.members
-            while laneHead[lane] < members.count {
-                let job = members[laneHead[lane]]
+            while laneHead[lane] < laneMembers[lane].count {
+                let job = laneMembers[lane][laneHead[lane]]
                 let current = jobs[Int(job)].phase
                 if current.isTerminal || current == .running || current == .queued {
                     laneHead[lane] += 1
@@ -303,7 +312,7 @@ struct SchedulerState {
     }
 
     /// A job of an ordered lane left the ready queue (taken or ended): the lane may queue its next.
-    private mutating func leftQueue(_ job: Int32) {
+    mutating func leftQueue(_ job: Int32) {
         let lane = jobs[Int(job)].lane
         guard lane >= 0, plan.lanes[Int(lane)].ordered, laneHasQueued[Int(lane)] else { return }
         laneHasQueued[Int(lane)] = false
@@ -321,8 +330,11 @@ struct SchedulerState {
     private mutating func skipDependents(of job: Int32) {
         var stack = [job]
         while let current = stack.popLast() {
-            for edge in plan.dependentRange(of: Int(current)) {
-                let dependent = plan.dependents[edge]
+            var dependents = Int(current) < plan.count ? plan.dependentRange(of: Int(current)).map { plan.dependents[$0] } : []
+            if !dynamic.dependents.isEmpty, let added = dynamic.dependents[current] {
+                dependents += added
+            }
+            for dependent in dependents {
                 guard jobs[Int(dependent)].phase == .waiting else { continue }
                 failures[dependent] = FailureRecord(code: .neededJobFailed, underlying: nil, cause: current)
                 setPhase(dependent, .skipped)
@@ -352,8 +364,14 @@ struct SchedulerState {
         return nil
     }
 
-    /// Hands queued jobs to parked workers, then to new workers while there is room.
-    private mutating func dispatch(into actions: inout Actions) {
+    /// Resumes parents whose children ended, then hands queued jobs to parked workers, then to
+    /// new workers, while there is room.
+    mutating func dispatch(into actions: inout Actions) {
+        while liveWorkers < maxWorkers, let (slot, continuation) = resumable.popFirst() {
+            workerSuspended[slot] = false
+            liveWorkers += 1
+            actions.resume.append(continuation)
+        }
         while !ready.isEmpty {
             if let (slot, continuation) = idle.popLast() {
                 guard let job = takeReady(slot: slot) else { idle.append((slot, continuation)); break }
@@ -363,13 +381,16 @@ struct SchedulerState {
                 if slot == workerJob.count {
                     workerJob.append(-1)
                     workerTask.append(nil)
+                    workerProbe.append(nil)
                     workerRetiring.append(false)
+                    workerSuspended.append(false)
                     workerGeneration.append(0)
                 }
                 guard let job = takeReady(slot: slot) else { freeSlots.append(slot); break }
                 liveWorkers += 1
                 workerRetiring[slot] = false
                 workerTask[slot] = nil
+                workerProbe[slot] = nil
                 workerGeneration[slot] &+= 1
                 actions.spawn.append((slot, workerGeneration[slot], job))
             } else {
@@ -379,16 +400,17 @@ struct SchedulerState {
     }
 
     /// The worker in `slot` stops: its slot becomes free. Returns -1 (the exit signal).
-    private mutating func retire(slot: Int) -> Int32 {
+    mutating func retire(slot: Int) -> Int32 {
         workerJob[slot] = -1
         workerTask[slot] = nil
+        workerProbe[slot] = nil
         workerRetiring[slot] = false
         liveWorkers -= 1
         freeSlots.append(slot)
         return -1
     }
 
-    private mutating func finishRun(into actions: inout Actions) {
+    mutating func finishRun(into actions: inout Actions) {
         actions.finished = true
         for (slot, continuation) in idle {
             actions.wake.append((continuation, retire(slot: slot)))
@@ -396,9 +418,9 @@ struct SchedulerState {
         idle.removeAll()
     }
 
-    // MARK: - Reading
+    // MARK: - Phases
 
-    private mutating func setPhase(_ job: Int32, _ newPhase: JobPhase) {
+    mutating func setPhase(_ job: Int32, _ newPhase: JobPhase) {
         setPhase(job, from: jobs[Int(job)].phase, to: newPhase)
     }
 
@@ -407,24 +429,42 @@ struct SchedulerState {
         jobs[Int(job)].phase = newPhase
         counts[old] -= 1
         counts[newPhase] += 1
-        if newPhase.isTerminal { finishedCount += 1 }
+        if newPhase.isTerminal {
+            finishedCount += 1
+            if Int(job) >= plan.count { childEnded(job) }
+        }
         version &+= 1
         // A job starts when a worker takes it, under the lock: from then on its body will be
         // called (seeing any cancellation that follows), so `.started` is always true, and its
         // order is the scheduler's.
         if hasEvents, let events {
             if newPhase == .running {
-                events.yield(.started(plan.ids[Int(job)]))
+                events.yield(.started(id(of: job)))
             } else if newPhase.isTerminal {
-                events.yield(.finished(plan.ids[Int(job)], newPhase.status))
+                events.yield(.finished(id(of: job), newPhase.status))
             }
         }
     }
+
+    /// Adds a job's state (a job added at run time); it starts waiting.
+    mutating func appendJob(_ state: JobState) -> Int32 {
+        jobs.append(state)
+        counts[state.phase] += 1
+        version &+= 1
+        return Int32(jobs.count - 1)
+    }
+
+    /// Sets when a job started, for jobs that start without a worker reporting it.
+    mutating func setStart(_ job: Int32, at time: Int64) {
+        jobs[Int(job)].startedAt = time
+    }
+
+    // MARK: - Reading
 
     /// The jobs running now, in worker order.
     var runningJobs: [Int32] { workerJob.filter { $0 >= 0 } }
 
     func value(of job: Int32) -> (any Sendable)? {
-        values.isEmpty ? nil : values[Int(job)]
+        Int(job) < values.count ? values[Int(job)] : nil
     }
 }

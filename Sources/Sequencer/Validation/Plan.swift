@@ -29,6 +29,8 @@ final class Plan: Sendable {
     /// Each job's priority raised to the highest priority of any job that needs it, directly or
     /// not; empty when every job has the default priority.
     private let raisedPriorities: [Priority]
+    /// The coalescing keys used by the workflow's jobs: the first job with each and its result type.
+    let coalescingKeys: [String: CoalescingKey]
 
     /// Compiles and validates `workflow`.
     /// - Throws: ``WorkflowError`` for an unknown need or lane, a bad option, a cycle, or a
@@ -48,7 +50,7 @@ final class Plan: Sendable {
         needs = try lookup.resolveNeeds(workflow)
         (dependentStart, dependents) = Self.reverse(needStart: needStart, needs: needs, count: count)
         lanes = try Self.compileLanes(workflow)
-        try Self.checkOptions(workflow)
+        coalescingKeys = try Self.checkOptions(workflow)
 
         let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
         let order = try graph.topologicalOrder(ids: ids)
@@ -73,10 +75,10 @@ final class Plan: Sendable {
         raisedPriorities = priority
     }
 
-    /// Whether any job sets a timeout or a retry policy.
+    /// Whether any job sets a timeout, a retry policy or a coalescing key.
     var hasOptions: Bool { !optionSets.isEmpty }
 
-    /// The job's timeout and retry policy, when it set them.
+    /// The job's timeout, retry policy and coalescing key, when it set them.
     func options(of job: Int) -> JobOptions? {
         guard !optionRefs.isEmpty, optionRefs[job] >= 0 else { return nil }
         return optionSets[Int(optionRefs[job])]
@@ -121,6 +123,11 @@ final class Plan: Sendable {
         return (start, dependents)
     }
 
+    /// The lane named `name`, or nil.
+    func lane(named name: String) -> Int32? {
+        lanes.firstIndex { $0.name == name }.map { Int32($0) }
+    }
+
     private static func compileLanes(_ workflow: Workflow) throws -> [Lane] {
         guard !workflow.lanes.isEmpty else { return [] }
         var members = [[Int32]](repeating: [], count: workflow.lanes.count)
@@ -146,17 +153,18 @@ final class Plan: Sendable {
         return lanes
     }
 
-    private static func checkOptions(_ workflow: Workflow) throws {
+    private static func checkOptions(_ workflow: Workflow) throws -> [String: CoalescingKey] {
+        var keys: [String: CoalescingKey] = [:]
         for (job, ref) in workflow.optionRefs.enumerated() where ref >= 0 {
             let options = workflow.optionSets[Int(ref)]
             let id = workflow.ids[job]
-            if let timeout = options.timeout, timeout <= .zero {
-                throw WorkflowError(
-                    code: .invalidOption, message: "job '\(id)' has timeout \(timeout); a timeout must be positive", jobs: [id])
+            if let problem = options.problem(job: id) {
+                throw WorkflowError(code: .invalidOption, message: problem, jobs: [id])
             }
-            if let problem = options.retry.problem {
-                throw WorkflowError(code: .invalidOption, message: "job '\(id)' \(problem)", jobs: [id])
+            if let key = options.coalesce {
+                try CoalescingKey.check(key, job: id, type: options.valueType, in: &keys)
             }
         }
+        return keys
     }
 }
