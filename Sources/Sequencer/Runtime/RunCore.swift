@@ -60,7 +60,7 @@ final class RunCore: Sendable {
             let startedAt = time.now()
             probe.started(job, at: startedAt)
             let spec = Int(job) < plan.count ? nil : state.withLock { $0.scheduler.spec(of: job) }
-            let options = spec?.options ?? (hasOptions ? plan.options(of: Int(job)) : nil)
+            let options = spec.map(\.options) ?? (hasOptions ? plan.options(of: Int(job)) : nil)
             var next: SchedulerState.Next
             var actions = SchedulerState.Actions()
             if let key = options?.coalesce,
