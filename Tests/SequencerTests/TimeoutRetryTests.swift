@@ -265,4 +265,71 @@ struct TimeoutRetryTests {
         #expect(log.attempts("job") == [1, 2])
         #expect(outcome.startedAt == .zero && outcome.endedAt == .seconds(8))
     }
+
+    // MARK: - Retry decisions in a run
+
+    private struct Fatal: Error {}
+
+    private struct Throttled: RetryAfterProviding {
+        let retryAfter: Duration?
+    }
+
+    @Test(arguments: 0..<10)
+    func aPredicateDecidesWhichErrorsAreRetried(repetition: Int) async throws {
+        let log = CallLog()
+        var workflow = Workflow()
+        let policy = RetryPolicy.fixed(attempts: 5, delay: .zero).retrying { $0 is Flaky }
+        try workflow.add("job", retry: policy) { ctx in
+            log.called("job", attempt: ctx.attempt)
+            if ctx.attempt == 1 { throw Flaky(attempt: 1) }
+            throw Fatal()
+        }
+        let report = try #require(await BoundedWait.report(try workflow.start()))
+        let outcome = try #require(report.outcome(of: "job"))
+        #expect(log.attempts("job") == [1, 2], "Flaky is retried, Fatal is not")
+        #expect(outcome.attempts == 2)
+        #expect(outcome.error?.underlying is Fatal, "the last error is kept")
+    }
+
+    /// A retry-after hint carried by the error replaces the computed delay, as CloudKit's
+    /// `retryAfterSeconds` does.
+    @Test(arguments: 0..<10)
+    func aRetryAfterHintReplacesTheBackoff(repetition: Int) async throws {
+        let clock = ManualClock()
+        let log = CallLog()
+        var workflow = Workflow()
+        try workflow.add("sync", retry: .exponential(attempts: 3, initial: .seconds(1), jitter: 0)) { ctx in
+            log.called("sync", attempt: ctx.attempt)
+            if ctx.attempt == 1 { throw Throttled(retryAfter: .seconds(7)) }
+            return "synced"
+        }
+        let run = try workflow.start(RunOptions(clock: clock))
+        try #require(await BoundedWait.sleepers(clock, atLeast: 1))
+        clock.advance(by: .seconds(7) - .nanoseconds(1))
+        #expect(clock.sleeperCount == 1, "it waits the 7 s the error asked for, not the policy's 1 s")
+        #expect(log.attempts("sync") == [1])
+        clock.advance(by: .nanoseconds(1))
+        let report = try #require(await BoundedWait.report(run))
+        #expect(log.attempts("sync") == [1, 2])
+        #expect(report.outcome(of: "sync")?.status == .succeeded)
+        #expect(report.outcome(of: "sync")?.endedAt == .seconds(7))
+    }
+
+    /// Jitter shortens each wait by a random part, never lengthens it.
+    @Test(arguments: 0..<20)
+    func jitterKeepsEachWaitWithinItsBounds(repetition: Int) async throws {
+        let clock = ManualClock()
+        var workflow = Workflow()
+        try workflow.add("job", retry: .exponential(attempts: 2, initial: .seconds(10), jitter: 0.5)) { ctx in
+            if ctx.attempt == 1 { throw Flaky(attempt: 1) }
+        }
+        let run = try workflow.start(RunOptions(clock: clock))
+        try #require(await BoundedWait.sleepers(clock, atLeast: 1))
+        clock.advance(by: .seconds(5) - .nanoseconds(1))
+        #expect(clock.sleeperCount == 1, "at most half of the 10 s is taken off")
+        clock.advance(by: .seconds(5) + .nanoseconds(1))
+        let report = try #require(await BoundedWait.report(run))
+        let ended = try #require(report.outcome(of: "job")?.endedAt)
+        #expect(ended >= .seconds(5) && ended <= .seconds(10))
+    }
 }
