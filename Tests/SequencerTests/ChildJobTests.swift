@@ -235,4 +235,37 @@ struct ChildJobTests {
         #expect(report.outcome(of: "p/c")?.status == .succeeded)
         #expect(report.outcome(of: "p#2/c")?.status == .succeeded)
     }
+
+    /// A child cancelled while the only worker idles: the idle worker makes room for the
+    /// parent, which resumes (the run would hang otherwise).
+    @Test(arguments: 0..<20)
+    func aParentResumesWhenItsLastChildIsCancelledWhileAWorkerIdles(repetition: Int) async throws {
+        var workflow = Workflow()
+        try workflow.add("p") { ctx in
+            try ctx.addChild("quick") { _ in }
+            try ctx.addChild("blocked", needs: ["after-p"]) { _ in }
+            return try await ctx.waitForChildren().map(\.status)
+        }
+        try workflow.add("after-p", needs: ["p"]) { _ in }
+        var (run, events) = try EventLog.start(workflow, RunOptions(maxConcurrency: 1, keepGoing: true))
+        await events.wait(for: .finished("p/quick", .succeeded))
+        run.cancel("p/blocked")
+        let report = try #require(await BoundedWait.report(run))
+        #expect(report.outcome(of: "p/blocked")?.status == .cancelled)
+        #expect(report.outcome(of: "p")?.status == .succeeded)
+        #expect(report.outcome(of: "after-p")?.status == .succeeded)
+    }
+
+    /// A child in an ordered lane does not wait behind the lane's jobs that wait for its parent.
+    @Test(arguments: 0..<10)
+    func aChildDoesNotQueueBehindLaneJobsWaitingForItsParent(repetition: Int) async throws {
+        var workflow = Workflow()
+        workflow.lane("disk", width: 1)
+        try workflow.add("needs-p", needs: ["p"], lane: "disk") { _ in }
+        try workflow.add("p") { ctx in
+            try await ctx.value(of: try ctx.addChild("write", lane: "disk") { _ in 1 })
+        }
+        let report = try #require(await BoundedWait.report(try workflow.start(RunOptions(maxConcurrency: 2))))
+        #expect(report.status == .succeeded)
+    }
 }

@@ -78,9 +78,10 @@ final class RunCore: Sendable {
                 return
             case .park:
                 let woken = await withCheckedContinuation { continuation in
-                    if let job = state.withLock({ $0.scheduler.park(slot: slot, continuation) }) {
-                        continuation.resume(returning: job)
-                    }
+                    var actions = SchedulerState.Actions()
+                    let job = state.withLock { $0.scheduler.park(slot: slot, continuation, into: &actions) }
+                    perform(actions)
+                    if let job { continuation.resume(returning: job) }
                 }
                 guard woken >= 0 else { return }
                 job = woken

@@ -74,7 +74,6 @@ extension SchedulerState {
         dynamic.lookup[id] = child
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
-        if lane >= 0, plan.lanes[Int(lane)].ordered { laneMembers[Int(lane)].append(child) }
 
         var failedNeed: Int32 = -1
         var remaining: Int32 = 0

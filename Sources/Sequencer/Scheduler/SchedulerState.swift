@@ -50,9 +50,8 @@ struct SchedulerState {
     var staleQueued = 0
     var laneUsed: [Int]
     var laneHead: [Int]
+    /// Jobs waiting for a slot in an unordered lane, and children waiting in any lane.
     var laneBacklog: [Deque<Int32>]
-    /// Each ordered lane's jobs in the order they were added (the plan's, then children).
-    var laneMembers: [[Int32]]
     /// Whether an ordered lane has a job in the ready queue. An ordered lane queues one job at a
     /// time, so priorities among ready jobs cannot reorder the lane.
     var laneHasQueued: [Bool]
@@ -118,7 +117,6 @@ struct SchedulerState {
         laneUsed = [Int](repeating: 0, count: plan.lanes.count)
         laneHead = [Int](repeating: 0, count: plan.lanes.count)
         laneBacklog = [Deque<Int32>](repeating: [], count: plan.lanes.count)
-        laneMembers = plan.lanes.map { $0.ordered ? $0.members : [] }
         laneHasQueued = [Bool](repeating: false, count: plan.lanes.count)
         values = plan.hasValues ? [(any Sendable)?](repeating: nil, count: count) : []
         counts[.waiting] = count
@@ -150,8 +148,13 @@ struct SchedulerState {
 
     /// A worker with nothing to run asks for a job. Returns the job, -1 to exit, or nil after
     /// keeping `continuation` to resume when a job is ready.
-    mutating func park(slot: Int, _ continuation: CheckedContinuation<Int32, Never>) -> Int32? {
-        if isFinished || workerRetiring[slot] || !resumable.isEmpty { return retire(slot: slot) }
+    mutating func park(slot: Int, _ continuation: CheckedContinuation<Int32, Never>, into actions: inout Actions) -> Int32? {
+        if isFinished || workerRetiring[slot] { return retire(slot: slot) }
+        if !resumable.isEmpty {
+            // A parent waiting to resume takes this worker's place.
+            defer { dispatch(into: &actions) }
+            return retire(slot: slot)
+        }
         if let job = takeReady(slot: slot) { return job }
         idle.append((slot, continuation))
         return nil
@@ -274,7 +277,9 @@ struct SchedulerState {
         let lane = jobs[Int(job)].lane
         guard lane >= 0 else { return queue(job) }
         setPhase(job, .laneWaiting)
-        if !plan.lanes[Int(lane)].ordered { laneBacklog[Int(lane)].append(job) }
+        // Children take a slot of their lane but no place in its order (they were not added
+        // with the workflow): they wait in the backlog, as in an unordered lane.
+        if !plan.lanes[Int(lane)].ordered || Int(job) >= plan.count { laneBacklog[Int(lane)].append(job) }
         admit(lane: Int(lane))
     }
 
@@ -288,8 +293,9 @@ struct SchedulerState {
     mutating func admit(lane: Int) {
         let definition = plan.lanes[lane]
         if definition.ordered {
-            while laneHead[lane] < laneMembers[lane].count {
-                let job = laneMembers[lane][laneHead[lane]]
+            let members = definition.members
+            while laneHead[lane] < members.count {
+                let job = members[laneHead[lane]]
                 let current = jobs[Int(job)].phase
                 if current.isTerminal || current == .running || current == .queued {
                     laneHead[lane] += 1
@@ -302,19 +308,19 @@ struct SchedulerState {
                     break
                 }
             }
-        } else {
-            while laneUsed[lane] < definition.width, let job = laneBacklog[lane].popFirst() {
-                guard jobs[Int(job)].phase == .laneWaiting else { continue }
-                laneUsed[lane] += 1
-                queue(job)
-            }
+        }
+        while laneUsed[lane] < definition.width, let job = laneBacklog[lane].popFirst() {
+            guard jobs[Int(job)].phase == .laneWaiting else { continue }
+            laneUsed[lane] += 1
+            queue(job)
         }
     }
 
     /// A job of an ordered lane left the ready queue (taken or ended): the lane may queue its next.
     mutating func leftQueue(_ job: Int32) {
         let lane = jobs[Int(job)].lane
-        guard lane >= 0, plan.lanes[Int(lane)].ordered, laneHasQueued[Int(lane)] else { return }
+        // Children are queued from the backlog, outside the lane's order.
+        guard lane >= 0, plan.lanes[Int(lane)].ordered, laneHasQueued[Int(lane)], Int(job) < plan.count else { return }
         laneHasQueued[Int(lane)] = false
         admit(lane: Int(lane))
     }
@@ -367,7 +373,13 @@ struct SchedulerState {
     /// Resumes parents whose children ended, then hands queued jobs to parked workers, then to
     /// new workers, while there is room.
     mutating func dispatch(into actions: inout Actions) {
-        while liveWorkers < maxWorkers, let (slot, continuation) = resumable.popFirst() {
+        while let (slot, continuation) = resumable.first {
+            if liveWorkers >= maxWorkers {
+                // An idle worker makes room for the parent.
+                guard let (idleSlot, idleContinuation) = idle.popLast() else { break }
+                actions.wake.append((idleContinuation, retire(slot: idleSlot)))
+            }
+            resumable.removeFirst()
             workerSuspended[slot] = false
             liveWorkers += 1
             actions.resume.append(continuation)
