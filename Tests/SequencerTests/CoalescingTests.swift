@@ -52,7 +52,8 @@ struct CoalescingTests {
         }
         // With two workers, the joiner does not hold the second: this job runs meanwhile.
         try workflow.add("other") { _ in gate.open() }
-        let report = try #require(await BoundedWait.report(try workflow.start(RunOptions(maxConcurrency: 2))))
+        let run = try workflow.start(RunOptions(maxConcurrency: 2))
+        let report = try #require(await BoundedWait.report(run))
         #expect(calls.value == 1)
         #expect(report.value(of: leader) == "shared")
         #expect(report.value(of: joiner) == "shared")
@@ -135,6 +136,7 @@ struct CoalescingTests {
         var events = stream.makeAsyncIterator()
         var joinerStarted = false
         while !joinerStarted, let event = await events.next() { joinerStarted = event == .started("joiner") }
+        #expect(Set(run.snapshot.running) == ["leader", "joiner"], "a joiner is running, without a worker")
         run.cancel("joiner")
         gate.open()
         let report = try #require(await BoundedWait.report(run))

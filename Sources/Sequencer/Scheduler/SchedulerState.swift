@@ -473,8 +473,13 @@ struct SchedulerState {
 
     // MARK: - Reading
 
-    /// The jobs running now, in worker order.
-    var runningJobs: [Int32] { workerJob.filter { $0 >= 0 } }
+    /// The jobs running now: in worker order (parents waiting for children included), then the
+    /// jobs waiting for a coalesced leader.
+    var runningJobs: [Int32] {
+        var running = workerJob.filter { $0 >= 0 }
+        for run in coalesced.values { running += run.joiners.filter { jobs[Int($0)].phase == .running } }
+        return running
+    }
 
     func value(of job: Int32) -> (any Sendable)? {
         Int(job) < values.count ? values[Int(job)] : nil
