@@ -73,9 +73,10 @@ struct Driver {
         }
     }
 
-    /// The measurements in the order they are made: for each size, flat then dag, then the
-    /// options-overhead rows at ``optionsSize`` (or the smallest size when that is not measured).
-    /// `OperationQueue` rows may still be skipped by ``budgeted(_:measured:)``.
+    /// The measurements in the order they are made: for each size, flat then dag; at
+    /// ``optionsSize`` (or the smallest size when that is not measured) each workload's option
+    /// variants follow its plain Sequencer row at once, so that the two are measured close
+    /// together in time. `OperationQueue` rows may still be skipped by ``budgeted(_:measured:)``.
     func plan() -> [Step] {
         let optionsSize = arguments.sizes.contains(Self.optionsSize) ? Self.optionsSize : arguments.sizes.first
         var steps: [Step] = []
@@ -83,12 +84,8 @@ struct Driver {
             for workload in Workload.allCases {
                 for implementation in workload.implementations {
                     steps.append(step(workload, implementation, size))
-                }
-            }
-            if size == optionsSize {
-                for workload in Workload.allCases {
-                    for implementation in Implementation.optionVariants {
-                        steps.append(step(workload, implementation, size))
+                    if implementation == .sequencer, size == optionsSize {
+                        steps += workload.optionVariants.map { step(workload, $0, size) }
                     }
                 }
             }

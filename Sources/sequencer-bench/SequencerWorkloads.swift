@@ -1,4 +1,5 @@
 import Sequencer
+import Synchronization
 
 /// Job options turned on for the options-overhead rows.
 struct JobSettings: OptionSet, Sendable {
@@ -9,12 +10,20 @@ struct JobSettings: OptionSet, Sendable {
     static let priorities = JobSettings(rawValue: 2)
     /// `retry: .exponential(attempts: 3)` on every job.
     static let retry = JobSettings(rawValue: 4)
+    /// `timeout: .seconds(60)` on every job: never reached, but a timer per attempt.
+    static let timeout = JobSettings(rawValue: 8)
+    /// A coalescing key of its own on every job: nothing is shared.
+    static let distinctKeys = JobSettings(rawValue: 16)
+    /// One coalescing key on every job: one body runs, every other job shares its result.
+    static let sharedKey = JobSettings(rawValue: 32)
 }
 
 /// The workloads run through Sequencer. Each timing covers building the workflow, the run,
 /// reading the report, and freeing it all: what a caller pays.
 enum SequencerWorkloads {
     static let laneNames = ["lane0", "lane1", "lane2", "lane3"]
+    /// How many children each parent adds in ``children(count:)``.
+    static let childrenPerParent = 100
 
     /// `count` independent no-op jobs named `j0`, `j1`, ...
     /// - Returns: the number of jobs that succeeded.
@@ -24,10 +33,11 @@ enum SequencerWorkloads {
         let options = Options(settings, workflow: &workflow)
         for job in 0..<count {
             try workflow.add(
-                JobID("j\(job)"), lane: options.lane(job), priority: options.priority(job), retry: options.retry
-            ) { _ in }
+                JobID("j\(job)"), lane: options.lane(job), priority: options.priority(job), timeout: options.timeout,
+                retry: options.retry, coalesce: options.key(job), options.body
+            )
         }
-        return try await runToEnd(workflow, expecting: count)
+        return try await runToEnd(workflow, expecting: count, options: options)
     }
 
     /// The jobs of `dag`, named `j0`, `j1`, ..., each needing its graph needs by ID.
@@ -40,35 +50,95 @@ enum SequencerWorkloads {
         for job in 0..<dag.count {
             try workflow.add(
                 ids[job], needs: dag.needs(of: job).map { ids[Int($0)] },
-                lane: options.lane(job), priority: options.priority(job), retry: options.retry
-            ) { _ in }
+                lane: options.lane(job), priority: options.priority(job), timeout: options.timeout,
+                retry: options.retry, coalesce: options.key(job), options.body
+            )
         }
-        return try await runToEnd(workflow, expecting: dag.count)
+        return try await runToEnd(workflow, expecting: dag.count, options: options)
     }
 
-    private static func runToEnd(_ workflow: Workflow, expecting count: Int) async throws -> Int {
+    /// `count` no-op child jobs: parents `p0`, `p1`, ... each add up to ``childrenPerParent``
+    /// children (`p0/c0`, ...) and wait for them.
+    /// - Returns: the number of children that succeeded.
+    /// - Throws: when the run did not succeed or a parent saw a child that did not succeed.
+    static func children(count: Int) async throws -> Int {
+        let names = (0..<childrenPerParent).map { JobID("c\($0)") }
+        let parents = (count + childrenPerParent - 1) / childrenPerParent
+        var workflow = Workflow()
+        for parent in 0..<parents {
+            let children = names.prefix(count - parent * childrenPerParent)
+            try workflow.add(JobID("p\(parent)")) { ctx in
+                for name in children { try ctx.addChild(name) { _ in } }
+                let outcomes = try await ctx.waitForChildren()
+                guard outcomes.count == children.count, outcomes.allSatisfy({ $0.status == .succeeded }) else {
+                    throw BenchFailure("\(ctx.id): \(outcomes.count) children ended, not all succeeded; \(children.count) added")
+                }
+            }
+        }
+        _ = try await runToEnd(workflow, expecting: count + parents, options: nil)
+        return count
+    }
+
+    private static func runToEnd(_ workflow: Workflow, expecting count: Int, options: Options?) async throws -> Int {
         let report = try await workflow.start().report()
         let succeeded = report.count(.succeeded)
         guard report.status == .succeeded, succeeded == count else {
             throw BenchFailure("run ended \(report.status) with \(succeeded) of \(count) jobs succeeded")
         }
+        if let expected = options?.expectedBodyRuns(jobs: count), let ran = options?.bodyRuns.value, ran != expected {
+            throw BenchFailure("\(ran) bodies ran for \(count) jobs with coalescing keys; expected \(expected)")
+        }
         return succeeded
     }
 
-    /// Each job's lane, priority and retry policy under some ``JobSettings``.
+    /// Each job's lane, priority, timeout, retry policy, coalescing key and body under some
+    /// ``JobSettings``.
     private struct Options {
         let lanes: [String]
         let priorities: [Priority]
+        let timeout: Duration?
         let retry: RetryPolicy
+        let settings: JobSettings
+        /// How many bodies ran; counted only with coalescing keys, where it tells one shared
+        /// run from one run a job (one relaxed atomic add a body).
+        let bodyRuns = Counter()
+        /// The no-op body; with coalescing keys, one that counts its runs.
+        let body: @Sendable (JobContext) async throws -> Void
 
         init(_ settings: JobSettings, workflow: inout Workflow) {
+            self.settings = settings
             lanes = settings.contains(.lanes) ? SequencerWorkloads.laneNames : []
             for lane in lanes { workflow.lane(lane, width: 2) }
             priorities = settings.contains(.priorities) ? Priority.allCases : []
+            timeout = settings.contains(.timeout) ? .seconds(60) : nil
             retry = settings.contains(.retry) ? .exponential(attempts: 3) : .none
+            let counter = bodyRuns
+            if settings.isDisjoint(with: [.distinctKeys, .sharedKey]) {
+                body = { @Sendable _ in }
+            } else {
+                body = { @Sendable _ in counter.add() }
+            }
         }
 
         func lane(_ job: Int) -> String? { lanes.isEmpty ? nil : lanes[job % lanes.count] }
         func priority(_ job: Int) -> Priority { priorities.isEmpty ? .utility : priorities[job % priorities.count] }
+
+        func key(_ job: Int) -> String? {
+            if settings.contains(.sharedKey) { return "shared" }
+            return settings.contains(.distinctKeys) ? "k\(job)" : nil
+        }
+
+        /// How many bodies must have run for `jobs` jobs, or nil when they are not counted.
+        func expectedBodyRuns(jobs: Int) -> Int? {
+            if settings.contains(.sharedKey) { return 1 }
+            return settings.contains(.distinctKeys) ? jobs : nil
+        }
+    }
+
+    /// A count shared by the bodies of a run.
+    private final class Counter: Sendable {
+        private let count = Atomic<Int>(0)
+        func add() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
     }
 }

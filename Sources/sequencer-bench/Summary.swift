@@ -18,6 +18,8 @@ struct Row: Codable, Sendable {
     var nanoseconds: [Int64]?
     /// The best run's time per job.
     var nanosecondsPerJob: Double?
+    /// Each round's best time per job, in round order; nil for a round where it was not measured.
+    var roundNanosecondsPerJob: [Double?] = []
     /// The child process's peak resident memory, in MiB.
     var peakMB: Double?
     /// The peak above the resident memory just before the first run, in MiB.
@@ -26,7 +28,8 @@ struct Row: Codable, Sendable {
     var bytesPerJob: Double?
     /// What the ratios compare with.
     var reference: Implementation?
-    /// This row's time ÷ the reference's, at the same workload and size.
+    /// This row's time ÷ the reference's, at the same workload and size; for an option variant,
+    /// the median over the rounds of its time ÷ plain Sequencer's in the same round.
     var timeRatio: Double?
     /// This row's peak memory ÷ the reference's.
     var memoryRatio: Double?
@@ -39,6 +42,7 @@ struct Row: Codable, Sendable {
         repeats = measurement.repeats
         nanoseconds = measurement.nanoseconds
         nanosecondsPerJob = measurement.nanosecondsPerJob
+        roundNanosecondsPerJob = [measurement.nanosecondsPerJob]
         peakMB = Double(measurement.peakBytes) / 1_048_576
         addedMB = Double(measurement.addedBytes) / 1_048_576
         bytesPerJob = Double(measurement.addedBytes) / Double(measurement.size)
@@ -47,9 +51,14 @@ struct Row: Codable, Sendable {
     /// The better of two measurements of the same row: the faster, with the smaller peak
     /// memory of the two and every run's time.
     func better(_ other: Row) -> Row {
-        guard status == .ok else { return other }
-        guard other.status == .ok, let mine = nanosecondsPerJob, let theirs = other.nanosecondsPerJob else { return self }
+        let rounds = (status == .ok ? roundNanosecondsPerJob : [nil]) + (other.status == .ok ? other.roundNanosecondsPerJob : [nil])
+        guard status == .ok, other.status == .ok, let mine = nanosecondsPerJob, let theirs = other.nanosecondsPerJob else {
+            var kept = status == .ok ? self : other
+            kept.roundNanosecondsPerJob = rounds
+            return kept
+        }
         var best = theirs < mine ? other : self
+        best.roundNanosecondsPerJob = rounds
         best.nanoseconds = (nanoseconds ?? []) + (other.nanoseconds ?? [])
         best.repeats = best.nanoseconds?.count
         if let a = peakMB, let b = other.peakMB, b < a {
@@ -120,7 +129,8 @@ struct Summary: Codable, Sendable {
             let reference = row.comparedWith
             row.reference = reference
             if row.status == .ok, let base = find(row.workload, reference, row.size) {
-                row.timeRatio = Self.divide(row.nanosecondsPerJob, base.nanosecondsPerJob)
+                row.timeRatio = Implementation.optionVariants.contains(row.implementation)
+                    ? Self.sameRoundRatio(row, base) : Self.divide(row.nanosecondsPerJob, base.nanosecondsPerJob)
                 row.memoryRatio = Self.divide(row.peakMB, base.peakMB)
             }
             return row
@@ -162,10 +172,19 @@ struct Summary: Codable, Sendable {
                 atMost: nil)
         }
         for row in self.rows where Implementation.optionVariants.contains(row.implementation) {
-            add("\(row.workload.rawValue) options overhead: \(row.implementation.rawValue) / sequencer", size: row.size,
+            add("\(row.workload.rawValue) options overhead: \(row.implementation.rawValue) / sequencer (same round)", size: row.size,
                 row.timeRatio, atMost: nil)
         }
         self.ratios = ratios
+    }
+
+    /// The median over the rounds of `row`'s time ÷ `base`'s in the same round: the two are
+    /// measured close together, so the drift of a shared machine between rounds cancels out.
+    private static func sameRoundRatio(_ row: Row, _ base: Row) -> Double? {
+        let ratios = zip(row.roundNanosecondsPerJob, base.roundNanosecondsPerJob).compactMap { divide($0, $1) }.sorted()
+        guard !ratios.isEmpty else { return nil }
+        let middle = ratios.count / 2
+        return ratios.count % 2 == 1 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2
     }
 
     private static func divide(_ numerator: Double?, _ denominator: Double?) -> Double? {

@@ -20,7 +20,8 @@ extension Summary {
              rows.filter { $0.workload == .flat && !Implementation.optionVariants.contains($0.implementation) }),
             ("dag: N no-op jobs, each needing up to 3 earlier ones (× relative to topo-floor)",
              rows.filter { $0.workload == .dag && !Implementation.optionVariants.contains($0.implementation) }),
-            ("options overhead: lanes (4 × width 2), priorities (round-robin), retry (never used) (× relative to plain sequencer)",
+            ("options overhead, set on every job: lanes (4 × width 2), priorities (round-robin), retry (never used), timeout 60 s (never reached),\n"
+                + "coalescing keys (all distinct / one for all), children (N/100 parents × 100); time× = median of same-round ratios to plain sequencer",
              rows.filter { Implementation.optionVariants.contains($0.implementation) }),
         ]
         let header = [pad("workload", 9), pad("N", 8, right: true), "  ", pad("implementation", 24), pad("runs", 4, right: true),

@@ -21,6 +21,11 @@ enum Workload: String, Codable, CaseIterable, Sendable {
         case .dag: [.sequencer, .topologicalLoop, .taskGroupDAG, .operationQueueDependencies]
         }
     }
+
+    /// The Sequencer option variants measured for this workload: children only for flat.
+    var optionVariants: [Implementation] {
+        Implementation.optionVariants.filter { self == .flat || $0 != .sequencerChildren }
+    }
 }
 
 /// How a workload is carried out: by Sequencer (plain or with options) or by a baseline.
@@ -35,6 +40,14 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
     case sequencerRetry = "sequencer+retry"
     /// Sequencer with lanes, priorities and retry together.
     case sequencerAll = "sequencer+all"
+    /// Sequencer with `timeout: .seconds(60)` on every job (never reached; a timer per attempt).
+    case sequencerTimeout = "sequencer+timeout"
+    /// Sequencer with a coalescing key of its own on every job (nothing shared).
+    case sequencerDistinctKeys = "sequencer+keys"
+    /// Sequencer with one coalescing key on every job (one body runs, the others share its result).
+    case sequencerSharedKey = "sequencer+one-key"
+    /// Sequencer with N/100 parents, each adding 100 no-op children and waiting for them (flat only).
+    case sequencerChildren = "sequencer+children"
     /// `withTaskGroup`, a child per job, then `waitForAll`.
     case taskGroup = "withTaskGroup"
     /// `withDiscardingTaskGroup`, a child per job.
@@ -49,7 +62,10 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
     case operationQueueDependencies = "OperationQueue+deps"
 
     /// The Sequencer variants of the options-overhead rows, compared with plain ``sequencer``.
-    static let optionVariants: [Implementation] = [.sequencerLanes, .sequencerPriorities, .sequencerRetry, .sequencerAll]
+    static let optionVariants: [Implementation] = [
+        .sequencerLanes, .sequencerPriorities, .sequencerRetry, .sequencerAll, .sequencerTimeout,
+        .sequencerDistinctKeys, .sequencerSharedKey, .sequencerChildren,
+    ]
 
     /// The options this Sequencer variant sets; empty for plain Sequencer and the baselines.
     var jobSettings: JobSettings {
@@ -58,11 +74,14 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
         case .sequencerPriorities: .priorities
         case .sequencerRetry: .retry
         case .sequencerAll: [.lanes, .priorities, .retry]
+        case .sequencerTimeout: .timeout
+        case .sequencerDistinctKeys: .distinctKeys
+        case .sequencerSharedKey: .sharedKey
         default: []
         }
     }
 
-    /// True for Sequencer and its option variants.
+    /// True for Sequencer and the option variants that set ``jobSettings``.
     var isSequencer: Bool { self == .sequencer || !jobSettings.isEmpty }
 
     /// Runs the workload once and returns how many jobs ran.
@@ -77,6 +96,8 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
             return try await SequencerWorkloads.flat(count: count, settings: jobSettings)
         case (.dag, _) where isSequencer:
             return try await SequencerWorkloads.dag(try required(dag), settings: jobSettings)
+        case (.flat, .sequencerChildren):
+            return try await SequencerWorkloads.children(count: count)
         case (.flat, .taskGroup):
             return await FlatBaselines.taskGroup(count: count)
         case (.flat, .discardingTaskGroup):
