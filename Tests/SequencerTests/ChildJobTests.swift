@@ -166,7 +166,6 @@ struct ChildJobTests {
             func attempt(_ add: () throws -> Void) {
                 do { try add() } catch let error as WorkflowError { errors.withLock { $0.append(error.code) } } catch {}
             }
-            attempt { try ctx.addChild("same-lane", lane: "serial") { _ in } }
             attempt { try ctx.addChild("no-lane", lane: "undeclared") { _ in } }
             attempt { try ctx.addChild("unknown-need", needs: ["nobody"]) { _ in } }
             attempt { try ctx.addChild("bad-timeout", timeout: .zero) { _ in } }
@@ -174,9 +173,38 @@ struct ChildJobTests {
             attempt { try ctx.addChild("twice") { _ in } }
         }
         let report = try await workflow.start().report()
-        #expect(errors.value == [.laneOrderDeadlock, .unknownLane, .unknownNeed, .invalidOption, .duplicateJob])
+        #expect(errors.value == [.unknownLane, .unknownNeed, .invalidOption, .duplicateJob])
         #expect(report.outcome(of: "p/twice")?.status == .succeeded)
-        #expect(report.outcome(of: "p/same-lane") == nil)
+    }
+
+    /// A parent waiting for its children gives up its lane slot too: a child in its parent's
+    /// serial lane runs while the parent waits, and never beside the parent's body.
+    @Test(arguments: 1...2, 0..<10)
+    func aChildRunsInItsWaitingParentsSerialLane(maxConcurrency: Int, repetition: Int) async throws {
+        let activity = Activity()
+        var workflow = Workflow()
+        workflow.lane("db", width: 1)
+        let parent = try workflow.add("migrate", lane: "db") { ctx in
+            activity.enter()
+            let step = try ctx.addChild("step", lane: "db") { _ in
+                activity.enter()
+                defer { activity.leave() }
+                return 3
+            }
+            activity.leave()
+            let value = try await ctx.value(of: step)
+            activity.enter()
+            defer { activity.leave() }
+            return value
+        }
+        try workflow.add("other", lane: "db") { _ in
+            activity.enter()
+            activity.leave()
+        }
+        let report = try #require(await BoundedWait.report(try workflow.start(RunOptions(maxConcurrency: maxConcurrency))))
+        #expect(report.value(of: parent) == 3)
+        #expect(report.status == .succeeded)
+        #expect(activity.most == 1, "one body at a time in a serial lane")
     }
 
     /// Children of children, at one worker: nothing deadlocks, and every level ends in order.

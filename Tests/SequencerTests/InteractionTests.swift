@@ -31,8 +31,8 @@ private func expectAllEnded(_ run: Run, _ report: RunReport, sourceLocation: Sou
 /// How the new features meet: abandoned bodies, coalescing keys and child jobs, with timeouts,
 /// retries, the deadline, cancellation, `keepGoing` and small `maxConcurrency`.
 ///
-/// Tests marked `.disabled("bug: …")` show a bug: they fail (or hang until the time limit)
-/// on the engine as it is.
+/// Written by a review of the engine; the tests whose comments describe a bug failed (or hung
+/// until the time limit) before the fixes that followed the review.
 @Suite(.timeLimit(.minutes(1)))
 struct InteractionTests {
     // MARK: - Coalescing meets abandonment and children
@@ -158,9 +158,7 @@ struct InteractionTests {
         }
         var (run, events) = try EventLog.start(workflow, RunOptions(maxConcurrency: 2, keepGoing: true))
         await events.wait(for: .started("screen/config"))
-        // `.started` comes when a worker takes the job, before it joins the leader (and leaves
-        // `snapshot.running`): cancel it once it has joined (see `aJoinerCancelledAsItIsTakenEndsCancelled`).
-        while run.snapshot.running.contains("screen/config") { await Task.yield() }
+        // A job joins its leader when a worker takes it, in the same step as `.started`.
         run.cancel("screen/config")
         await events.wait(for: .finished("screen/config", .cancelled))
         gate.open()
@@ -225,17 +223,11 @@ struct InteractionTests {
         expectAllEnded(run, report)
     }
 
-    /// A job with a key cancelled just after a worker took it, before the worker called
-    /// `coalesce` (a separate locked step in `RunCore.work`): `stopBody` finds it on a worker and
-    /// only marks it (`cancelRequested`, `abandonLater`); `coalesce` then ignores that mark and
-    /// joins the leader (or takes its finished result). The leader's success is then shared with
-    /// it: a job cancelled while running ends *succeeded*, and `cancelRequested` keeps a stale
-    /// entry. (When the leader outlives the grace period instead, the joiner ends only when
-    /// abandoned, a grace period late.) To land in that window, the parent cancels its child
-    /// right after `addChild` returned: the child was taken by a newly spawned worker, whose task
-    /// has usually not run yet. When the window is missed, the child is cancelled as it should be.
-    @Test(.disabled("bug: a coalesced job cancelled between being taken and joining its leader ends with the leader's result"),
-          arguments: 0..<20)
+    /// A job with a key cancelled just after it was taken ends cancelled. (Joining used to be a
+    /// separate locked step after the take; a cancel in between was ignored and the job ended
+    /// with the leader's success. Joining now happens in the take itself.) The parent cancels its
+    /// child right after `addChild` returned, the moment that used to fall in the window.
+    @Test(arguments: 0..<20)
     func aJoinerCancelledAsItIsTakenEndsCancelled(repetition: Int) async throws {
         let clock = ManualClock()
         let (gate, leading) = (Gate(), Gate())
@@ -393,8 +385,7 @@ struct InteractionTests {
     /// running at the deadline is a job running at the deadline, but it is reported cancelled:
     /// `cancelAll` cancels the parent first, whose `cancelDescendants` puts the child in
     /// `cancelRequested`, and `cancelAll` then skips it, so it never gets its deadline limit.
-    @Test(.disabled("bug: a child running at the deadline is reported cancelled, not timed out (deadlineExceeded)"),
-          arguments: [false, true], 0..<10)
+    @Test(arguments: [false, true], 0..<10)
     func aChildRunningAtTheDeadlineIsTimedOutLikeAnyRunningJob(stubborn: Bool, repetition: Int) async throws {
         let clock = ManualClock()
         let (gate, arrived) = (Gate(), Gate())
@@ -501,8 +492,7 @@ struct InteractionTests {
     /// A child added after the run stopped on a failure never runs. Like the jobs pending when
     /// the run stopped, it should be skipped with `.runStopped` (or `addChild` should throw); it
     /// is reported cancelled with `.cancelled`, as if someone had cancelled it.
-    @Test(.disabled("bug: a child added after a failure stopped the run is reported cancelled (.cancelled), not skipped (.runStopped)"),
-          arguments: 0..<10)
+    @Test(arguments: 0..<10)
     func aChildAddedAfterAFailureStoppedTheRunIsSkipped(repetition: Int) async throws {
         let gate = Gate()
         let log = CallLog()
@@ -560,8 +550,7 @@ struct InteractionTests {
     /// the parent waits for the child (explicitly here, and implicitly anyway: a job ends after
     /// its children) and the child waits for the parent to end. The run never reports.
     /// Whatever the fix (the child runs its own body, or `addChild` throws), the run must end.
-    @Test(.disabled("bug: a child with its parent's coalescing key joins its parent; each waits for the other and the run hangs"),
-          arguments: [false, true])
+    @Test(arguments: [false, true])
     func aChildWithItsParentsKeyDoesNotDeadlock(waits: Bool) async throws {
         var workflow = Workflow()
         try workflow.add("config", coalesce: "config") { ctx in
@@ -581,7 +570,7 @@ struct InteractionTests {
     /// Two parents fill a lane of width 2 and each adds a child in that lane: a waiting parent
     /// keeps its lane slot, so neither child is ever admitted and neither parent ever ends.
     /// `addChild` refuses this only for width 1 (`laneOrderDeadlock`).
-    @Test(.disabled("bug: parents holding every slot of a lane (width > 1) wait forever for children in that lane"))
+    @Test
     func parentsFillingALaneDoNotDeadlockTheirChildren() async throws {
         var workflow = Workflow()
         workflow.lane("network", width: 2)
@@ -606,8 +595,7 @@ struct InteractionTests {
     /// second wait finds the parent's worker already suspended, `waitForChildren` returns true
     /// ("already done") and `value(of:)` throws `.cancelled` for a child that is still running
     /// and will succeed.
-    @Test(.disabled("bug: concurrent value(of:) calls in one body: the second throws .cancelled for a running child"),
-          arguments: 0..<20)
+    @Test(arguments: 0..<20)
     func aBodyCanWaitForTwoChildrenAtOnce(repetition: Int) async throws {
         let (gate, childrenRunning, waiting) = (Gate(), Gate(), Gate())
         waiting.open()
@@ -648,8 +636,7 @@ struct InteractionTests {
 
     /// The same with `waitForChildren()` beside `value(of:)`: it returns at once, with outcomes
     /// of children that are still running.
-    @Test(.disabled("bug: a second concurrent waitForChildren() in one body returns before the children ended"),
-          arguments: 0..<20)
+    @Test(arguments: 0..<20)
     func waitForChildrenBesideValueOfWaitsForEveryChild(repetition: Int) async throws {
         let (gate, childRunning, waiting) = (Gate(), Gate(), Gate())
         childRunning.open()  // these two count arrivals only
@@ -681,7 +668,7 @@ struct InteractionTests {
 
     /// `JobContext.id` reads `plan.ids[job]`, and `priority` `plan.priority(of: job)`: for a
     /// child (numbered after the plan's jobs) both index past the plan's arrays and trap.
-    @Test(.disabled("bug: ctx.id (and ctx.priority with priorities in the plan) traps in a child's body"))
+    @Test
     func aChildsContextKnowsItsIDAndPriority() async {
         await #expect(processExitsWith: .success) {
             var workflow = Workflow()
@@ -701,8 +688,7 @@ struct InteractionTests {
     /// child, which finds the key's leader ended (cancelled) and takes that "result" at once:
     /// its body never runs, the retry fails with `.cancelled`, and so would every retry. A leader
     /// cancelled for a reason that has nothing to do with the later job poisons the key.
-    @Test(.disabled("bug: a coalesced child cancelled with its parent's failed attempt makes every retry's child end cancelled"),
-          arguments: 0..<10)
+    @Test(arguments: 0..<10)
     func aRetriedParentsCoalescedChildRunsAgain(repetition: Int) async throws {
         let clock = ManualClock()
         let started = Gate()
@@ -730,12 +716,10 @@ struct InteractionTests {
     }
 
     /// "`timeout:` limits each attempt … The timeout is the most time the job may take", and "a
-    /// job ends only after all its children". A parent waiting for its children inside its body
-    /// times out (see `aParentTimingOutWhileWaitingCancelsItsChildren`), but a parent whose body
-    /// returned and is waiting for them implicitly does not: `execute` stops the attempt's timer
-    /// when the body returns, before `settleChildren`, so the job runs past its timeout.
-    @Test(.disabled("bug: a parent's timeout stops when its body returns, though the job goes on until its children end"),
-          arguments: 0..<10)
+    /// job ends only after all its children". A parent whose body returned and is waiting for its
+    /// children implicitly times out too (`execute` stops the attempt's timer after
+    /// `settleChildren`; it used to stop it before, and the job ran past its timeout).
+    @Test(arguments: 0..<10)
     func aParentsTimeoutCoversTheWaitForItsChildren(repetition: Int) async throws {
         let clock = ManualClock()
         var workflow = Workflow()
@@ -745,8 +729,8 @@ struct InteractionTests {
         }
         var (run, events) = try EventLog.start(workflow, RunOptions(maxConcurrency: 2, clock: clock, gracePeriod: .seconds(1)))
         await events.wait(for: .started("p/slow"))
-        // Wait until p's body returned (its timer stopped) and the child sleeps.
-        while clock.sleeperCount != 1 { await Task.yield() }
+        // Wait until p's timer and its child sleep (p's body has returned or is about to).
+        while clock.sleeperCount != 2 { await Task.yield() }
         await yieldALot()
         clock.advance(by: .seconds(5))
         let report = try #require(await BoundedWait.report(run), "p ran past its timeout")

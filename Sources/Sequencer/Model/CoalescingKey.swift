@@ -1,14 +1,18 @@
-/// The first job that used a coalescing key, and the result type every job with the key must
-/// share (they all receive the same value).
+/// A coalescing key used in a run: its number, the first job that used it, and the result type
+/// every job with the key must share (they all receive the same value).
 struct CoalescingKey: Sendable {
+    let id: Int32
     let firstJob: JobID
     let valueType: ObjectIdentifier?
 
-    /// Records `job`'s use of `key`, or throws when an earlier job with the key returns another type.
-    static func check(_ key: String, job: JobID, type: ObjectIdentifier?, in keys: inout [String: CoalescingKey]) throws {
+    /// Records `job`'s use of `key` and returns the key's number, or throws when an earlier job
+    /// with the key returns another type.
+    @discardableResult
+    static func check(_ key: String, job: JobID, type: ObjectIdentifier?, in keys: inout [String: CoalescingKey]) throws -> Int32 {
         guard let first = keys[key] else {
-            keys[key] = CoalescingKey(firstJob: job, valueType: type)
-            return
+            let id = Int32(keys.count)
+            keys[key] = CoalescingKey(id: id, firstJob: job, valueType: type)
+            return id
         }
         guard first.valueType == type else {
             throw WorkflowError(
@@ -16,5 +20,6 @@ struct CoalescingKey: Sendable {
                 message: "jobs '\(first.firstJob)' and '\(job)' share coalescing key '\(key)' but return different types; jobs that share a key share one result",
                 jobs: [first.firstJob, job])
         }
+        return first.id
     }
 }

@@ -44,7 +44,7 @@ public struct RunReport: Sendable {
             status = .cancelled
         } else if count(.failed) + count(.timedOut) > 0 {
             status = .failed
-        } else if count(.cancelled) > 0 {
+        } else if count(.cancelled) > 0, record.hasCancellationThatMatters() {
             status = .cancelled
         } else {
             status = .succeeded
@@ -104,6 +104,16 @@ final class RunRecord: Sendable {
     func job<T>(for handle: JobHandle<T>) -> Int32? {
         if handle.index >= 0, Int(handle.index) < jobs.count, id(of: Int(handle.index)) == handle.id { return handle.index }
         return job(handle.id)
+    }
+
+    /// Whether a cancelled job is not a child whose parent succeeded: a parent that succeeded
+    /// dealt with its children's cancellations (a retried attempt's children, say).
+    func hasCancellationThatMatters() -> Bool {
+        jobs.indices.contains { job in
+            guard jobs[job].phase == .cancelled else { return false }
+            guard job >= plan.count else { return true }
+            return jobs[Int(dynamic.parents[job - plan.count])].phase != .succeeded
+        }
     }
 
     private func needs(of job: Int) -> [Int] {

@@ -21,10 +21,14 @@ public struct JobContext: Sendable {
     }
 
     /// The job's ID.
-    public var id: JobID { core.plan.ids[Int(job)] }
+    public var id: JobID {
+        Int(job) < core.plan.count ? core.plan.ids[Int(job)] : core.state.withLock { $0.scheduler.id(of: job) }
+    }
 
     /// The priority the job runs at: its own, or higher when a higher-priority job needs it.
-    public var priority: Priority { core.plan.priority(of: Int(job)) }
+    public var priority: Priority {
+        Int(job) < core.plan.count ? core.plan.priority(of: Int(job)) : core.state.withLock { $0.scheduler.jobs[Int(job)].priority }
+    }
 
     /// Time since the run started, on the run's clock.
     public var elapsed: Duration { .nanoseconds(core.time.now()) }
@@ -71,8 +75,8 @@ public struct JobContext: Sendable {
     /// that is running or finished shares that job's result instead of running again.
     /// - Returns: a handle to read the child's result with ``value(of:)``.
     /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need or lane, an invalid
-    ///   option, a child in a width-1 lane that this job holds (it could never start), or when
-    ///   this job was cancelled or has ended.
+    ///   option, a coalescing key that this job or an ancestor leads (the child would wait for
+    ///   its own result), or when this job was cancelled or has ended.
     @discardableResult
     public func addChild<T: Sendable>(
         _ name: JobID,
@@ -93,7 +97,7 @@ public struct JobContext: Sendable {
     }
 
     /// Waits until every child this job has added so far has ended, without holding a worker
-    /// slot, and returns their outcomes in the order they were added.
+    /// slot or a lane slot, and returns their outcomes in the order they were added.
     /// - Throws: `CancellationError` when this job was cancelled meanwhile (its children were
     ///   cancelled with it).
     @discardableResult

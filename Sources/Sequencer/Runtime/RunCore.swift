@@ -59,17 +59,28 @@ final class RunCore: Sendable {
             // recorded under the lock, so this reading is never earlier than any of them.
             let startedAt = time.now()
             probe.started(job, at: startedAt)
-            let spec = Int(job) < plan.count ? nil : state.withLock { $0.scheduler.spec(of: job) }
-            let options = spec.map(\.options) ?? (hasOptions ? plan.options(of: Int(job)) : nil)
-            var next: SchedulerState.Next
-            var actions = SchedulerState.Actions()
-            if let key = options?.coalesce,
-                let step = state.withLock({ $0.scheduler.coalesce(job, key: key, slot: slot, now: startedAt, into: &actions) }) {
-                next = step
+            var completion: Completion
+            if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || !plan.hasOptions(Int(job)) {
+                // Most jobs: no options, no priority to raise, no retries; one attempt.
+                do {
+                    let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, core: self))
+                    completion = Completion(result: .succeeded(value), attempts: 1, startedAt: startedAt, endedAt: 0)
+                } catch {
+                    completion = Completion(result: .threw(error), attempts: 1, startedAt: startedAt, endedAt: 0)
+                }
+                if hasChildren.load(ordering: .relaxed) {
+                    if case .threw = completion.result {
+                        await settleChildren(of: job, attemptFailed: true)
+                    } else {
+                        await settleChildren(of: job, attemptFailed: false)
+                    }
+                }
+                completion.endedAt = time.now()
             } else {
-                let completion = await execute(job, spec: spec, options: options, startedAt: startedAt, probe: probe)
-                next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, generation: generation, into: &actions) }
+                completion = await execute(job, startedAt: startedAt, probe: probe)
             }
+            var actions = SchedulerState.Actions()
+            let next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, generation: generation, into: &actions) }
             perform(actions)
             switch next {
             case .run(let nextJob):
@@ -89,11 +100,13 @@ final class RunCore: Sendable {
         }
     }
 
-    /// Runs a job's body with its retries and timeout, timing it.
-    @inline(__always)
-    private func execute(_ job: Int32, spec: JobSpec?, options: JobOptions?, startedAt: Int64, probe: WorkerProbe) async -> Completion {
+    /// Runs a job's body with its retries and timeout, at its priority, timing it.
+    @inline(never)
+    private func execute(_ job: Int32, startedAt: Int64, probe: WorkerProbe) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
+        let spec = Int(job) < plan.count ? nil : state.withLock { $0.scheduler.spec(of: job) }
+        let options = spec.map(\.options) ?? (hasOptions ? plan.options(of: Int(job)) : nil)
         let body = spec?.body ?? plan.bodies[Int(job)]
         // A worker's task keeps the priority of the job it was started for; a job of higher
         // priority runs in a child task at its own priority.
@@ -114,10 +127,11 @@ final class RunCore: Sendable {
             } catch {
                 result = .failure(error)
             }
-            let timedOut = timer.map { !$0.stop() } ?? false
             if hasChildren.load(ordering: .relaxed) {
-                await settleChildren(of: job, attemptFailed: timedOut || (try? result.get()) == nil)
+                // The attempt, and its timeout, last until its children have ended.
+                await settleChildren(of: job, attemptFailed: (try? result.get()) == nil)
             }
+            let timedOut = timer.map { !$0.stop() } ?? false
             if timedOut {
                 return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
             }

@@ -11,6 +11,8 @@ struct DynamicJobs {
     var needs: [[Int32]] = []
     /// Each one's lane, by position in the plan's lanes, or -1.
     var lanes: [Int32] = []
+    /// Each one's coalescing key number, or -1.
+    var keys: [Int32] = []
     var lookup: [JobID: Int32] = [:]
     /// Jobs added at run time that need a job (of the plan, or added at run time).
     var dependents: [Int32: [Int32]] = [:]
@@ -22,8 +24,8 @@ struct DynamicJobs {
 struct ChildGroup {
     var children: [Int32] = []
     var unfinished = 0
-    /// The parent's worker while it waits for `target` (a child, or -1 for all of them).
-    var waiter: (slot: Int, target: Int32, continuation: CheckedContinuation<Void, Never>)?
+    /// The parent body's waits: the child each waits for (-1 for all of them).
+    var waiters: [(target: Int32, continuation: CheckedContinuation<Void, Never>)] = []
 }
 
 /// A run-time view of one job: what a worker needs to run it.

@@ -13,12 +13,15 @@ extension SchedulerState {
     mutating func cancelAll(reason: StopReason, now: Int64) -> Actions {
         var actions = Actions()
         guard !isFinished else { return actions }
+        if now > clock { clock = now }
         if stopReason == nil || reason == .deadline { stopReason = reason }
         let code: JobError.Code = reason == .deadline ? .deadlineExceeded : .cancelled
         endPending(code: code, phase: .cancelled, cause: -1)
-        for job in jobs.indices where jobs[job].phase == .running && !cancelRequested.contains(Int32(job)) {
-            let job = Int32(job)
-            if reason == .deadline, limits[job] == nil { limits[job] = (now, .deadlineExceeded) }
+        let running = jobs.indices.filter { jobs[$0].phase == .running }.map { Int32($0) }
+        if reason == .deadline {
+            for job in running where limits[job] == nil { limits[job] = (now, .deadlineExceeded) }
+        }
+        for job in running where !cancelRequested.contains(job) {
             cancelRunning(job, now: now, into: &actions)
         }
         dispatch(into: &actions)
@@ -32,6 +35,7 @@ extension SchedulerState {
     mutating func cancel(_ job: Int32, now: Int64) -> Actions {
         var actions = Actions()
         guard !isFinished else { return actions }
+        if now > clock { clock = now }
         switch jobs[Int(job)].phase {
         case .waiting, .laneWaiting, .queued:
             end(job, .cancelled, FailureRecord(code: .cancelled))
@@ -71,14 +75,16 @@ extension SchedulerState {
             }
             (startedAt, attempts) = progress
             if workerSuspended[slot] {
-                // A parent waiting for its children: resume it outside the pool; it is detached.
-                if let waiter = groups[job]?.waiter {
-                    groups[job]?.waiter = nil
-                    actions.resume.append(waiter.continuation)
+                // A parent waiting for its children: its waits resume now, outside the pool (it
+                // is detached), and it takes back its lane slot so that ending it frees one.
+                for waiter in groups[job]?.waiters ?? [] { actions.resume.append(waiter.continuation) }
+                groups[job]?.waiters = []
+                for entry in resumable where entry.slot == slot {
+                    if entry.reserved { reserveLane(for: job, by: -1) }
+                    actions.resume.append(entry.continuation)
                 }
-                if let queued = resumable.firstIndex(where: { $0.slot == slot }) {
-                    actions.resume.append(resumable.remove(at: queued).continuation)
-                }
+                resumable.removeAll { $0.slot == slot }
+                if jobs[Int(job)].lane >= 0 { laneUsed[Int(jobs[Int(job)].lane)] += 1 }
                 workerSuspended[slot] = false
             } else {
                 liveWorkers -= 1
@@ -148,8 +154,13 @@ extension SchedulerState {
             laneUsed[lane] = 0
             laneHasQueued[lane] = false
         }
+        // Running jobs hold their lane slots, except parents waiting for their children.
         for job in jobs.indices where jobs[job].phase == .running && jobs[job].lane >= 0 {
             laneUsed[Int(jobs[job].lane)] += 1
+        }
+        for slot in workerJob.indices where workerSuspended[slot] && workerJob[slot] >= 0 {
+            let lane = jobs[Int(workerJob[slot])].lane
+            if lane >= 0 { laneUsed[Int(lane)] -= 1 }
         }
     }
 }

@@ -34,21 +34,14 @@ extension SchedulerState {
             throw failure(.duplicateJob, "job '\(parentID)' added child '\(id)', but the run already has a job with that ID", [id])
         }
         if let problem = request.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
-        if let options = request.options, let key = options.coalesce {
-            var keys = plan.coalescingKeys.merging(dynamicCoalescingKeys) { first, _ in first }
-            try CoalescingKey.check(key, job: id, type: options.valueType, in: &keys)
-            if keys[key]?.firstJob == id { dynamicCoalescingKeys[key] = keys[key] }
+        var key: Int32 = -1
+        if let options = request.options, let name = options.coalesce {
+            key = try childKey(name, for: id, type: options.valueType, parent: parent)
         }
         var lane: Int32 = -1
         if let name = request.lane {
             guard let found = plan.lane(named: name) else {
                 throw failure(.unknownLane, "child '\(id)' uses lane '\(name)', which the workflow never declared with lane(_:width:)", [id])
-            }
-            if found == jobs[Int(parent)].lane, plan.lanes[Int(found)].width == 1 {
-                throw failure(
-                    .laneOrderDeadlock,
-                    "child '\(id)' uses lane '\(name)' of width 1, which its parent '\(parentID)' holds until its children end: it could never start",
-                    [parentID, id])
             }
             lane = found
         }
@@ -71,6 +64,7 @@ extension SchedulerState {
         dynamic.parents.append(parent)
         dynamic.needs.append(needs)
         dynamic.lanes.append(lane)
+        dynamic.keys.append(key)
         dynamic.lookup[id] = child
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
@@ -89,6 +83,8 @@ extension SchedulerState {
         jobs[Int(child)].remaining = remaining
         if failedNeed >= 0 {
             end(child, .skipped, FailureRecord(code: .neededJobFailed, underlying: nil, cause: failedNeed))
+        } else if case .failure(let cause) = stopReason {
+            end(child, .skipped, FailureRecord(code: .runStopped, underlying: nil, cause: cause))
         } else if let stopReason {
             let code: JobError.Code = stopReason == .deadline ? .deadlineExceeded : .cancelled
             end(child, .cancelled, FailureRecord(code: code))
@@ -100,16 +96,21 @@ extension SchedulerState {
     }
 
     /// The worker running `parent` waits until `target` (one of its children, or -1 for every
-    /// child) has ended. Returns true when it already has; otherwise the parent's worker slot is
-    /// given up and `continuation` is resumed when the children ended and a slot is free.
+    /// child) has ended. Returns true when it already has; otherwise the parent gives up its
+    /// worker slot and its lane slot, and `continuation` is resumed when the children ended and
+    /// both slots are free again. A body may wait in several places at once (`async let`, a task
+    /// group): the slots are given up at the first wait and taken back at the first resumption.
     mutating func waitForChildren(
         of parent: Int32, target: Int32, _ continuation: CheckedContinuation<Void, Never>, into actions: inout Actions
     ) -> Bool {
         guard let group = groups[parent], !isSatisfied(group, target) else { return true }
-        guard let slot = workerJob.firstIndex(of: parent), !workerSuspended[slot] else { return true }
-        groups[parent]?.waiter = (slot, target, continuation)
-        workerSuspended[slot] = true
-        liveWorkers -= 1
+        guard let slot = workerJob.firstIndex(of: parent) else { return true }  // abandoned: it runs detached
+        groups[parent]?.waiters.append((target, continuation))
+        if !workerSuspended[slot] {
+            workerSuspended[slot] = true
+            liveWorkers -= 1
+            releaseLane(of: parent)
+        }
         dispatch(into: &actions)
         return false
     }
@@ -129,16 +130,63 @@ extension SchedulerState {
         Int(child) >= plan.count && Int(child) < jobs.count && self.parent(of: child) == parent
     }
 
-    /// A child ended: its parent may resume.
+    /// A child ended: the waits of its parent that it satisfies may resume.
     mutating func childEnded(_ child: Int32) {
         let parent = self.parent(of: child)
         guard var group = groups[parent] else { return }
         group.unfinished -= 1
-        if let waiter = group.waiter, isSatisfied(group, waiter.target) {
-            group.waiter = nil
-            resumable.append((waiter.slot, waiter.continuation))
+        let slot = workerJob.firstIndex(of: parent) ?? -1
+        var waiting: [(target: Int32, continuation: CheckedContinuation<Void, Never>)] = []
+        for waiter in group.waiters {
+            guard isSatisfied(group, waiter.target) else {
+                waiting.append(waiter)
+                continue
+            }
+            let reserved = slot >= 0 && workerSuspended[slot]
+            if reserved { reserveLane(for: parent, by: 1) }
+            resumable.append((slot, waiter.continuation, reserved))
         }
+        group.waiters = waiting
         groups[parent] = group
+    }
+
+    /// Resumes the parents whose children ended, in order, while their worker and lane slots
+    /// are free. An idle worker retires to make room. A wait whose parent already has its slots
+    /// back (another of its waits resumed first) resumes at once.
+    mutating func resumeParents(into actions: inout Actions) {
+        var position = 0
+        while position < resumable.count {
+            let (slot, continuation, reserved) = resumable[position]
+            guard slot >= 0, workerSuspended[slot] else {
+                resumable.remove(at: position)
+                if reserved { reserveLane(for: workerJob[slot], by: -1) }
+                actions.resume.append(continuation)
+                continue
+            }
+            let parent = workerJob[slot]
+            let lane = jobs[Int(parent)].lane
+            if lane >= 0, laneUsed[Int(lane)] >= plan.lanes[Int(lane)].width {
+                position += 1  // its lane is full: it waits for a slot there, others may go
+                continue
+            }
+            if liveWorkers >= maxWorkers {
+                guard let (idleSlot, idleContinuation) = idle.popLast() else { break }
+                actions.wake.append((idleContinuation, retire(slot: idleSlot)))
+            }
+            resumable.remove(at: position)
+            workerSuspended[slot] = false
+            liveWorkers += 1
+            if reserved { reserveLane(for: parent, by: -1) }
+            if lane >= 0 { laneUsed[Int(lane)] += 1 }
+            actions.resume.append(continuation)
+        }
+    }
+
+    /// A parent about to resume holds a place in its lane, so that the lane does not admit new
+    /// jobs into the slot it needs.
+    mutating func reserveLane(for parent: Int32, by change: Int) {
+        let lane = jobs[Int(parent)].lane
+        if lane >= 0 { laneReserved[Int(lane)] += change }
     }
 
     private func isSatisfied(_ group: ChildGroup, _ target: Int32) -> Bool {

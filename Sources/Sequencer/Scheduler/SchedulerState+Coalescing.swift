@@ -1,40 +1,51 @@
 /// Coalescing: jobs with the same key run one body between them.
 ///
-/// The first job with a key that a worker takes leads: its body runs. A job with the key taken
-/// while the leader runs joins it: it holds its lane slot but no worker, and ends with the
-/// leader's result. A job with the key taken after the leader ended gets that result at once.
-/// Either way it keeps its own needs, lane and place in the report (with 0 attempts).
+/// Decided when a worker takes a job with a key, in take order. The first such job leads: its
+/// body runs. A job with the key taken while the leader runs joins it: it holds its lane slot but
+/// no worker, and ends with the leader's result. A job with the key taken after the leader ended
+/// gets that result at once, unless the leader was cancelled: then the key is free again and the
+/// job leads a new run of the work. Either way a job keeps its own needs, lane and place in the
+/// report (with 0 attempts). Times of jobs that do not run a body are the scheduler's latest
+/// reading of the clock (``clock``), which is never earlier than the end of any job recorded.
 struct CoalescedRun {
     var leader: Int32
     var joiners: [Int32] = []
 }
 
 extension SchedulerState {
-    /// The worker in `slot` took `job`, which has coalescing key `key`. Returns nil when the job
-    /// leads (its body runs); otherwise the job joined or took the key's result, and the worker
-    /// gets its next step.
-    mutating func coalesce(_ job: Int32, key: String, slot: Int, now: Int64, into actions: inout Actions) -> Next? {
-        guard let run = coalesced[key] else {
-            coalesced[key] = CoalescedRun(leader: job)
-            return nil
-        }
-        workerJob[slot] = -1
-        setStart(job, at: now)
-        if jobs[Int(run.leader)].phase.isTerminal {
-            share(run.leader, with: job, endedAt: now)
-        } else {
-            coalesced[key]?.joiners.append(job)
-        }
-        return next(forSlot: slot, into: &actions)
+    /// The job's coalescing key number, or -1.
+    func key(of job: Int32) -> Int32 {
+        Int(job) < plan.count ? plan.key(of: Int(job)) : dynamic.keys[Int(job) - plan.count]
     }
 
-    /// A job ended: if it led a coalesced run, the jobs that joined it end the same way.
-    mutating func shareResult(of job: Int32, _ result: Completion.Result) {
-        guard let key = options(of: job)?.coalesce, let run = coalesced[key], run.leader == job else { return }
-        coalesced[key]?.joiners = []
+    /// A worker took `job`: returns true when it runs its body (it has no key, or leads its
+    /// key); false when it joined the key's leader or took its result, needing no worker.
+    mutating func lead(_ job: Int32) -> Bool {
+        let key = key(of: job)
+        guard key >= 0 else { return true }
+        guard let run = coalesced[Int(key)] else {
+            coalesced[Int(key)] = CoalescedRun(leader: job)
+            return true
+        }
+        setStart(job, at: clock)
+        if jobs[Int(run.leader)].phase.isTerminal {
+            share(run.leader, with: job, endedAt: clock)
+        } else {
+            coalesced[Int(key)]?.joiners.append(job)
+        }
+        return false
+    }
+
+    /// A job ended: if it led a coalesced run, the jobs that joined it end the same way. A
+    /// cancelled leader frees its key, so that a later job with the key runs the work again.
+    mutating func shareResult(of job: Int32) {
+        let key = key(of: job)
+        guard key >= 0, let run = coalesced[Int(key)], run.leader == job else { return }
+        coalesced[Int(key)]?.joiners = []
         for joiner in run.joiners where jobs[Int(joiner)].phase == .running {
             share(job, with: joiner, endedAt: jobs[Int(job)].endedAt)
         }
+        if jobs[Int(job)].phase == .cancelled { coalesced[Int(key)] = nil }
     }
 
     /// Ends `joiner` as its leader ended: with its value, or with its failure (traced to it).
@@ -47,5 +58,28 @@ extension SchedulerState {
             let record = failures[leader]
             end(joiner, phase, FailureRecord(code: record?.code ?? .failed, underlying: record?.underlying, cause: leader))
         }
+    }
+
+    /// The jobs waiting for a coalesced leader.
+    var joiners: [Int32] {
+        coalesced.lazy.compactMap { $0 }.flatMap(\.joiners).filter { jobs[Int($0)].phase == .running }
+    }
+
+    /// Checks a child's coalescing key and returns its number: the key must not be led by one of
+    /// the child's ancestors (the child would wait for a job that waits for it).
+    mutating func childKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws -> Int32 {
+        let number = try CoalescingKey.check(key, job: id, type: type, in: &keyIDs)
+        if Int(number) >= coalesced.count { coalesced.append(nil) }
+        var ancestor = parent
+        while ancestor >= 0 {
+            if coalesced[Int(number)]?.leader == ancestor {
+                throw WorkflowError(
+                    code: .invalidOption,
+                    message: "child '\(id)' has coalescing key '\(key)', which '\(self.id(of: ancestor))' leads; it would wait for its own result",
+                    jobs: [self.id(of: ancestor), id])
+            }
+            ancestor = self.parent(of: ancestor)
+        }
+        return number
     }
 }

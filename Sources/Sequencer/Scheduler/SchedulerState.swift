@@ -81,11 +81,22 @@ struct SchedulerState {
     // Jobs added at run time, and coalescing.
     var dynamic = DynamicJobs()
     var groups: [Int32: ChildGroup] = [:]
-    /// Parents whose children ended, waiting for a worker slot to resume in.
-    var resumable: Deque<(slot: Int, continuation: CheckedContinuation<Void, Never>)> = []
-    var coalesced: [String: CoalescedRun] = [:]
-    /// Coalescing keys first used by jobs added at run time, with their result types.
-    var dynamicCoalescingKeys: [String: CoalescingKey] = [:]
+    /// Waits of parents whose children ended, waiting for the parent's worker and lane slots:
+    /// the parent's slot (-1 when it was abandoned), and whether it holds a lane reservation.
+    var resumable: [(slot: Int, continuation: CheckedContinuation<Void, Never>, reserved: Bool)] = []
+    /// Per lane, the parents about to resume that need a slot in it (admission leaves it to them).
+    var laneReserved: [Int]
+    /// Cancellations decided while recording an outcome, performed with the next actions.
+    var deferred = Actions()
+    /// Each coalescing key's run, by key number; empty when no job has a key.
+    var coalesced: [CoalescedRun?]
+    /// The coalescing keys of the plan and of children.
+    var keyIDs: [String: CoalescingKey]
+    /// The latest time the scheduler has seen: the end of a job, or a cancellation. The times of
+    /// jobs that end without a worker (sharing a coalesced result) are read from it.
+    var clock: Int64 = 0
+    /// Set once the run has ended.
+    private(set) var hasFinished = false
 
     var stopReason: StopReason?
     private(set) var counts = PhaseCounts()
@@ -118,7 +129,10 @@ struct SchedulerState {
         laneHead = [Int](repeating: 0, count: plan.lanes.count)
         laneBacklog = [Deque<Int32>](repeating: [], count: plan.lanes.count)
         laneHasQueued = [Bool](repeating: false, count: plan.lanes.count)
+        laneReserved = [Int](repeating: 0, count: plan.lanes.count)
         values = plan.hasValues ? [(any Sendable)?](repeating: nil, count: count) : []
+        keyIDs = plan.coalescingKeys
+        coalesced = [CoalescedRun?](repeating: nil, count: plan.coalescingKeys.count)
         counts[.waiting] = count
     }
 
@@ -184,6 +198,10 @@ struct SchedulerState {
             _ = retire(slot: slot)
         } else if let job = takeReady(slot: slot) {
             next = .run(job)
+        } else if isFinished {
+            // Taking jobs ended the run: they shared a finished coalesced result.
+            finishRun(into: &actions)
+            _ = retire(slot: slot)
         } else {
             next = .park
         }
@@ -195,6 +213,7 @@ struct SchedulerState {
     /// jobs that share its result, and its parent's count of unfinished children.
     mutating func settle(_ job: Int32, _ completion: Completion) {
         let index = Int(job)
+        if completion.endedAt > clock { clock = completion.endedAt }
         if jobs[index].startedAt < 0 { jobs[index].startedAt = completion.startedAt }
         jobs[index].endedAt = completion.endedAt
         jobs[index].attempts = UInt16(clamping: completion.attempts)
@@ -217,10 +236,12 @@ struct SchedulerState {
             if let limit { jobs[index].endedAt = max(jobs[index].startedAt, limit.at) }
             end(job, .timedOut, FailureRecord(code: .timedOut))
         }
-        if !coalesced.isEmpty { shareResult(of: job, completion.result) }
+        if !coalesced.isEmpty { shareResult(of: job) }
         if !groups.isEmpty, let group = groups[job], group.unfinished > 0 {
-            var actions = Actions()  // an abandoned parent: its children end with it
-            cancelDescendants(of: job, now: completion.endedAt, into: &actions)
+            // An abandoned parent: its children end with it.
+            var later = deferred
+            cancelDescendants(of: job, now: completion.endedAt, into: &later)
+            deferred = later
         }
     }
 
@@ -299,7 +320,7 @@ struct SchedulerState {
                 let current = jobs[Int(job)].phase
                 if current.isTerminal || current == .running || current == .queued {
                     laneHead[lane] += 1
-                } else if current == .laneWaiting, laneUsed[lane] < definition.width, !laneHasQueued[lane] {
+                } else if current == .laneWaiting, laneUsed[lane] + laneReserved[lane] < definition.width, !laneHasQueued[lane] {
                     laneUsed[lane] += 1
                     laneHead[lane] += 1
                     laneHasQueued[lane] = true
@@ -309,7 +330,7 @@ struct SchedulerState {
                 }
             }
         }
-        while laneUsed[lane] < definition.width, let job = laneBacklog[lane].popFirst() {
+        while laneUsed[lane] + laneReserved[lane] < definition.width, let job = laneBacklog[lane].popFirst() {
             guard jobs[Int(job)].phase == .laneWaiting else { continue }
             laneUsed[lane] += 1
             queue(job)
@@ -325,7 +346,7 @@ struct SchedulerState {
         admit(lane: Int(lane))
     }
 
-    private mutating func releaseLane(of job: Int32) {
+    mutating func releaseLane(of job: Int32) {
         let lane = jobs[Int(job)].lane
         guard lane >= 0 else { return }
         laneUsed[Int(lane)] -= 1
@@ -364,6 +385,7 @@ struct SchedulerState {
             }
             setPhase(job, from: .queued, to: .running)
             if !plan.lanes.isEmpty { leftQueue(job) }
+            if !coalesced.isEmpty, !lead(job) { continue }  // it shares another job's body
             workerJob[slot] = job
             return job
         }
@@ -373,16 +395,11 @@ struct SchedulerState {
     /// Resumes parents whose children ended, then hands queued jobs to parked workers, then to
     /// new workers, while there is room.
     mutating func dispatch(into actions: inout Actions) {
-        while let (slot, continuation) = resumable.first {
-            if liveWorkers >= maxWorkers {
-                // An idle worker makes room for the parent.
-                guard let (idleSlot, idleContinuation) = idle.popLast() else { break }
-                actions.wake.append((idleContinuation, retire(slot: idleSlot)))
-            }
-            resumable.removeFirst()
-            workerSuspended[slot] = false
-            liveWorkers += 1
-            actions.resume.append(continuation)
+        if !resumable.isEmpty { resumeParents(into: &actions) }
+        if !deferred.cancelWorkers.isEmpty || !deferred.abandonLater.isEmpty {
+            actions.cancelWorkers += deferred.cancelWorkers
+            actions.abandonLater += deferred.abandonLater
+            deferred = Actions()
         }
         while !ready.isEmpty {
             if let (slot, continuation) = idle.popLast() {
@@ -409,6 +426,8 @@ struct SchedulerState {
                 break
             }
         }
+        // Taking jobs can end children (sharing a coalesced result) and so free parents.
+        if !resumable.isEmpty { resumeParents(into: &actions) }
     }
 
     /// The worker in `slot` stops: its slot becomes free. Returns -1 (the exit signal).
@@ -423,6 +442,8 @@ struct SchedulerState {
     }
 
     mutating func finishRun(into actions: inout Actions) {
+        guard !hasFinished else { return }
+        hasFinished = true
         actions.finished = true
         for (slot, continuation) in idle {
             actions.wake.append((continuation, retire(slot: slot)))
@@ -476,9 +497,7 @@ struct SchedulerState {
     /// The jobs running now: in worker order (parents waiting for children included), then the
     /// jobs waiting for a coalesced leader.
     var runningJobs: [Int32] {
-        var running = workerJob.filter { $0 >= 0 }
-        for run in coalesced.values { running += run.joiners.filter { jobs[Int($0)].phase == .running } }
-        return running
+        workerJob.filter { $0 >= 0 } + joiners
     }
 
     func value(of job: Int32) -> (any Sendable)? {

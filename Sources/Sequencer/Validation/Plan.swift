@@ -31,6 +31,8 @@ final class Plan: Sendable {
     private let raisedPriorities: [Priority]
     /// The coalescing keys used by the workflow's jobs: the first job with each and its result type.
     let coalescingKeys: [String: CoalescingKey]
+    /// Each job's coalescing key number, or -1; empty when no job has a key.
+    private let keyOfJob: [Int32]
 
     /// Compiles and validates `workflow`.
     /// - Throws: ``WorkflowError`` for an unknown need or lane, a bad option, a cycle, or a
@@ -50,7 +52,7 @@ final class Plan: Sendable {
         needs = try lookup.resolveNeeds(workflow)
         (dependentStart, dependents) = Self.reverse(needStart: needStart, needs: needs, count: count)
         lanes = try Self.compileLanes(workflow)
-        coalescingKeys = try Self.checkOptions(workflow)
+        (coalescingKeys, keyOfJob) = try Self.checkOptions(workflow)
 
         let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
         let order = try graph.topologicalOrder(ids: ids)
@@ -77,6 +79,9 @@ final class Plan: Sendable {
 
     /// Whether any job sets a timeout, a retry policy or a coalescing key.
     var hasOptions: Bool { !optionSets.isEmpty }
+
+    /// Whether the job set a timeout, a retry policy or a coalescing key.
+    func hasOptions(_ job: Int) -> Bool { !optionRefs.isEmpty && optionRefs[job] >= 0 }
 
     /// The job's timeout, retry policy and coalescing key, when it set them.
     func options(of job: Int) -> JobOptions? {
@@ -123,6 +128,9 @@ final class Plan: Sendable {
         return (start, dependents)
     }
 
+    /// The job's coalescing key number, or -1.
+    func key(of job: Int) -> Int32 { keyOfJob.isEmpty ? -1 : keyOfJob[job] }
+
     /// The lane named `name`, or nil.
     func lane(named name: String) -> Int32? {
         lanes.firstIndex { $0.name == name }.map { Int32($0) }
@@ -153,8 +161,10 @@ final class Plan: Sendable {
         return lanes
     }
 
-    private static func checkOptions(_ workflow: Workflow) throws -> [String: CoalescingKey] {
+    /// Checks every job's options; returns the coalescing keys and each job's key number.
+    private static func checkOptions(_ workflow: Workflow) throws -> ([String: CoalescingKey], [Int32]) {
         var keys: [String: CoalescingKey] = [:]
+        var keyOfJob: [Int32] = []
         for (job, ref) in workflow.optionRefs.enumerated() where ref >= 0 {
             let options = workflow.optionSets[Int(ref)]
             let id = workflow.ids[job]
@@ -162,9 +172,10 @@ final class Plan: Sendable {
                 throw WorkflowError(code: .invalidOption, message: problem, jobs: [id])
             }
             if let key = options.coalesce {
-                try CoalescingKey.check(key, job: id, type: options.valueType, in: &keys)
+                if keyOfJob.isEmpty { keyOfJob = [Int32](repeating: -1, count: workflow.count) }
+                keyOfJob[job] = try CoalescingKey.check(key, job: id, type: options.valueType, in: &keys)
             }
         }
-        return keys
+        return (keys, keyOfJob)
     }
 }
