@@ -34,6 +34,13 @@ struct JobOptions: Sendable, Equatable {
         self.valueType = coalesce == nil ? nil : valueType
     }
 
+    /// The options, or nil when they are all defaults (most jobs): checked without copying
+    /// the retry policy.
+    static func unlessDefault(timeout: Duration?, retry: RetryPolicy, coalesce: String?, valueType: ObjectIdentifier) -> JobOptions? {
+        if timeout == nil, coalesce == nil, retry.maxAttempts == 1, retry.problem == nil { return nil }
+        return JobOptions(timeout: timeout, retry: retry, coalesce: coalesce, valueType: valueType)
+    }
+
     /// Why these options cannot be used by the job `id`, or nil when they can.
     func problem(job id: JobID) -> String? {
         if let timeout, timeout <= .zero { return "job '\(id)' has timeout \(timeout); a timeout must be positive" }
@@ -147,7 +154,7 @@ public struct Workflow: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
-        let options = JobOptions(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
+        let options = JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
         let job = append(
             id, needs: needs, lane: lane, priority: priority, options: options,
             body: TypedJobBody(body: body), hasValue: T.self != Void.self)
@@ -170,7 +177,7 @@ public struct Workflow: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws -> JobHandle<Void> {
-        let options = JobOptions(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(Void.self))
+        let options = JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(Void.self))
         let job = append(
             id, needs: needs, lane: lane, priority: priority, options: options,
             body: VoidJobBody(body: body), hasValue: false)
@@ -178,7 +185,7 @@ public struct Workflow: Sendable {
     }
 
     private mutating func append(
-        _ id: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions,
+        _ id: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?,
         body: some JobBody, hasValue: Bool
     ) -> Int32 {
         let job = Int32(ids.count)
@@ -193,7 +200,7 @@ public struct Workflow: Sendable {
         Self.set(&explicitLanes, job, lane.map { laneSlot($0) } ?? -1, default: -1)
         Self.set(&valueFlags, job, hasValue, default: false)
         var ref: Int32 = -1
-        if options != JobOptions() {
+        if let options {
             if optionSets.last != options { optionSets.append(options) }
             ref = Int32(optionSets.count - 1)
         }

@@ -88,9 +88,9 @@ public struct JobContext: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
-        let options = JobOptions(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
+        let options = JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
         let request = SchedulerState.ChildRequest(
-            name: name, needs: needs, lane: lane, priority: priority, options: options == JobOptions() ? nil : options,
+            name: name, needs: needs, lane: lane, priority: priority, options: options,
             body: TypedJobBody(body: body), hasValue: T.self != Void.self)
         let child = try core.addChild(request, to: job, attempt: attempt)
         return JobHandle(id: core.state.withLock { $0.scheduler.id(of: child) }, index: child)

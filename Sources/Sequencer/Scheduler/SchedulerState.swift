@@ -75,9 +75,23 @@ struct SchedulerState {
     private(set) var values: [(any Sendable)?]
     var failures: [Int32: FailureRecord] = [:]
     var cancelRequested: Set<Int32> = []
+
+    var stopReason: StopReason?
+    private(set) var counts = PhaseCounts()
+    private(set) var finishedCount = 0
+    /// Bumped on every change a snapshot can see.
+    private(set) var version: UInt64 = 0
+    /// The latest time the scheduler has seen: the end of a job, or a cancellation. The times of
+    /// jobs that end without a worker (sharing a coalesced result) are read from it.
+    var clock: Int64 = 0
+    private(set) var events: AsyncStream<RunEvent>.Continuation?
+    /// Whether `events` is set: testing it does not copy (and retain) the continuation.
+    private let hasEvents: Bool
+
+    // Rarely used: kept after the fields every job touches, so that those share fewer cache
+    // lines (they move between cores with the lock).
     /// Running jobs whose own timeout or the run's deadline passed: when, and which it was.
     var limits: [Int32: (at: Int64, code: JobError.Code)] = [:]
-
     // Jobs added at run time, and coalescing.
     var dynamic = DynamicJobs()
     var groups: [Int32: ChildGroup] = [:]
@@ -92,20 +106,9 @@ struct SchedulerState {
     var coalesced: [CoalescedRun?]
     /// The coalescing keys of the plan and of children.
     var keyIDs: [String: CoalescingKey]
-    /// The latest time the scheduler has seen: the end of a job, or a cancellation. The times of
-    /// jobs that end without a worker (sharing a coalesced result) are read from it.
-    var clock: Int64 = 0
     /// Set once the run has ended.
     private(set) var hasFinished = false
 
-    var stopReason: StopReason?
-    private(set) var counts = PhaseCounts()
-    private(set) var finishedCount = 0
-    /// Bumped on every change a snapshot can see.
-    private(set) var version: UInt64 = 0
-    private(set) var events: AsyncStream<RunEvent>.Continuation?
-    /// Whether `events` is set: testing it does not copy (and retain) the continuation.
-    private let hasEvents: Bool
 
     var isFinished: Bool { finishedCount == jobs.count }
 
