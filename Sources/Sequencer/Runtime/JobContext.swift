@@ -88,12 +88,38 @@ public struct JobContext: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
-        let options = JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
-        let request = SchedulerState.ChildRequest(
-            name: name, needs: needs, lane: lane, priority: priority, options: options,
+        try addChild(
+            name, needs: needs, lane: lane, priority: priority,
+            options: JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self)),
             body: TypedJobBody(body: body), hasValue: T.self != Void.self)
-        let child = try core.addChild(request, to: job, attempt: attempt)
-        return JobHandle(id: core.state.withLock { $0.scheduler.id(of: child) }, index: child)
+    }
+
+    /// Adds a child job that returns nothing: the same as the generic
+    /// ``addChild(_:needs:lane:priority:timeout:retry:coalesce:_:)``, without wrapping the closure.
+    @discardableResult
+    public func addChild(
+        _ name: JobID,
+        needs: [JobID] = [],
+        lane: String? = nil,
+        priority: Priority = .utility,
+        timeout: Duration? = nil,
+        retry: RetryPolicy = .none,
+        coalesce: String? = nil,
+        _ body: @escaping @Sendable (JobContext) async throws -> Void
+    ) throws -> JobHandle<Void> {
+        try addChild(
+            name, needs: needs, lane: lane, priority: priority,
+            options: JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(Void.self)),
+            body: VoidJobBody(body: body), hasValue: false)
+    }
+
+    private func addChild<T>(
+        _ name: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?, body: any JobBody, hasValue: Bool
+    ) throws -> JobHandle<T> {
+        let request = SchedulerState.ChildRequest(
+            name: name, needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
+        let (child, id) = try core.addChild(request, to: job, attempt: attempt)
+        return JobHandle(id: id, index: child)
     }
 
     /// Waits until every child this job has added so far has ended, without holding a worker

@@ -224,10 +224,13 @@ final class RunCore: Sendable {
     }
 
     /// Adds a child job to the running job `parent`.
-    func addChild(_ request: SchedulerState.ChildRequest, to parent: Int32, attempt: Int) throws -> Int32 {
+    func addChild(_ request: SchedulerState.ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, JobID) {
         hasChildren.store(true, ordering: .relaxed)
         var actions = SchedulerState.Actions()
-        let child = try state.withLock { try $0.scheduler.addChild(request, to: parent, attempt: attempt, into: &actions) }
+        let child = try state.withLock { state in
+            let child = try state.scheduler.addChild(request, to: parent, attempt: attempt, into: &actions)
+            return (child, state.scheduler.id(of: child))
+        }
         perform(actions)
         return child
     }
