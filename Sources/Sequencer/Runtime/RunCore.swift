@@ -25,7 +25,7 @@ final class RunCore: Sendable {
     /// The run's deadline, as an offset from its start.
     private let deadline: Int64?
     /// Set when a job first adds a child: from then on, workers check for children to wait for.
-    private let hasChildren = Atomic<Bool>(false)
+    let hasChildren = Atomic<Bool>(false)
 
     init(plan: Plan, options: RunOptions) {
         self.plan = plan
@@ -189,81 +189,6 @@ final class RunCore: Sendable {
         }
     }
 
-    // MARK: - Values and children
-
-    /// The value of `handle`'s job for `job`: a need's (which has ended), or a child's (waited for).
-    func value<T>(of handle: JobHandle<T>, for job: Int32) async throws -> (any Sendable)? {
-        let (target, isNeed, isChild, me) = state.withLock { state -> (Int32?, Bool, Bool, JobID) in
-            let scheduler = state.scheduler
-            let me = scheduler.id(of: job)
-            var target = scheduler.job(handle.id)
-            if handle.index >= 0, Int(handle.index) < scheduler.jobs.count, scheduler.id(of: handle.index) == handle.id {
-                target = handle.index
-            }
-            guard let target else { return (nil, false, false, me) }
-            let isNeed = Int(job) < plan.count
-                ? plan.needRange(of: Int(job)).contains { plan.needs[$0] == target }
-                : scheduler.dynamic.needs[Int(job) - plan.count].contains(target)
-            return (target, isNeed, scheduler.isChild(target, of: job), me)
-        }
-        guard let target, isNeed || isChild else {
-            throw WorkflowError(
-                code: target == nil ? .unknownNeed : .notANeed,
-                message: target == nil
-                    ? "job '\(me)' reads the value of '\(handle.id)', which is not a job in this run"
-                    : "job '\(me)' reads the value of '\(handle.id)', which is neither one of its needs nor one of its children",
-                jobs: [me, handle.id])
-        }
-        if isChild { await waitForChildren(of: job, target: target) }
-        return try state.withLock { state in
-            if isChild, state.scheduler.jobs[Int(target)].phase != .succeeded {
-                throw state.scheduler.error(of: target) ?? JobError(code: .cancelled, underlying: nil, path: [handle.id])
-            }
-            return state.scheduler.value(of: target)
-        }
-    }
-
-    /// Adds a child job to the running job `parent`.
-    func addChild(_ request: SchedulerState.ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, JobID) {
-        hasChildren.store(true, ordering: .relaxed)
-        var actions = SchedulerState.Actions()
-        let child = try state.withLock { state in
-            let child = try state.scheduler.addChild(request, to: parent, attempt: attempt, into: &actions)
-            return (child, state.scheduler.id(of: child))
-        }
-        perform(actions)
-        return child
-    }
-
-    /// Waits, without holding a worker slot, until `target` (a child of `parent`, or -1 for all
-    /// of them) has ended.
-    func waitForChildren(of parent: Int32, target: Int32) async {
-        await withCheckedContinuation { continuation in
-            var actions = SchedulerState.Actions()
-            let done = state.withLock {
-                $0.scheduler.waitForChildren(of: parent, target: target, continuation, into: &actions)
-            }
-            perform(actions)
-            if done { continuation.resume() }
-        }
-    }
-
-    /// After an attempt: a failed attempt's children are cancelled; then the job waits for them
-    /// all, so a job ends only after its children.
-    private func settleChildren(of job: Int32, attemptFailed: Bool) async {
-        guard state.withLock({ $0.scheduler.hasUnfinishedChildren(job) }) else { return }
-        if attemptFailed {
-            let now = time.now()
-            perform(state.withLock { state in
-                var actions = SchedulerState.Actions()
-                state.scheduler.cancelDescendants(of: job, now: now, into: &actions)
-                state.scheduler.dispatch(into: &actions)
-                return actions
-            })
-        }
-        await waitForChildren(of: job, target: -1)
-    }
-
     // MARK: - Side effects
 
     func perform(_ actions: SchedulerState.Actions) {
@@ -350,32 +275,5 @@ final class RunCore: Sendable {
             if let job { return state.scheduler.cancel(job, now: now) }
             return state.scheduler.cancelAll(reason: .cancelled, now: now)
         })
-    }
-}
-
-/// The timer of one attempt with a timeout.
-struct AttemptTimer {
-    let claim: TimeoutClaim
-    let task: Task<Void, Never>
-
-    /// The attempt finished: stops the timer. Returns false when the timeout passed first.
-    func stop() -> Bool {
-        task.cancel()
-        return claim.finish()
-    }
-}
-
-/// Whichever of an attempt and its timer claims this first decides whether the attempt timed out.
-final class TimeoutClaim: Sendable {
-    private let state = Atomic<Int>(0)  // 0 running, 1 timed out, 2 finished in time
-
-    /// The timeout passed: returns true when the attempt had not finished.
-    func timeOut() -> Bool {
-        state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
-    }
-
-    /// The attempt ended: returns true when it ended before its timeout.
-    func finish() -> Bool {
-        state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
     }
 }
