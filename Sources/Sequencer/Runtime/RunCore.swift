@@ -60,8 +60,9 @@ final class RunCore: Sendable {
             let startedAt = time.now()
             probe.started(job, at: startedAt)
             var completion: Completion
-            if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || !plan.hasOptions(Int(job)) {
-                // Most jobs: no options, no priority to raise, no retries; one attempt.
+            if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
+                // Most jobs: no timeout, no priority to raise; the first attempt runs here, and
+                // only a failure looks at the retry policy.
                 do {
                     let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, core: self))
                     completion = Completion(result: .succeeded(value), attempts: 1, startedAt: startedAt, endedAt: 0)
@@ -76,6 +77,9 @@ final class RunCore: Sendable {
                     }
                 }
                 completion.endedAt = time.now()
+                if hasOptions, case .threw(let error) = completion.result, plan.hasOptions(Int(job)) {
+                    completion = await execute(job, startedAt: startedAt, probe: probe, afterFailure: error)
+                }
             } else {
                 completion = await execute(job, startedAt: startedAt, probe: probe)
             }
@@ -100,58 +104,65 @@ final class RunCore: Sendable {
         }
     }
 
-    /// Runs a job's body with its retries and timeout, at its priority, timing it.
+    /// Runs a job's body with its retries and timeout, at its priority, timing it. With
+    /// `afterFailure`, the first attempt already ran and threw it: the retries follow.
     @inline(never)
-    private func execute(_ job: Int32, startedAt: Int64, probe: WorkerProbe) async -> Completion {
+    private func execute(_ job: Int32, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
         let spec = Int(job) < plan.count ? nil : state.withLock { $0.scheduler.spec(of: job) }
-        let options = spec.map(\.options) ?? (hasOptions ? plan.options(of: Int(job)) : nil)
         let body = spec?.body ?? plan.bodies[Int(job)]
+        // Read field by field: the options are copied whole only when an attempt fails.
+        let timeout = spec != nil ? spec?.options?.timeout : plan.timeout(of: Int(job))
         // A worker's task keeps the priority of the job it was started for; a job of higher
         // priority runs in a child task at its own priority.
         let priority = spec?.priority ?? plan.priority(of: Int(job))
         let raise = (spec != nil || plan.hasPriorities)
             && priority.taskPriority > (Task.basePriority ?? Task.currentPriority)
         var attempt = 1
+        var ranAlready = afterFailure != nil
         while true {
-            let context = JobContext(job: job, attempt: attempt, core: self)
-            let timer = options?.timeout.map { startTimeout(for: job, after: $0) }
-            let result: Result<any Sendable, any Error>
-            do {
-                if raise {
-                    result = .success(try await inChildTask(priority: priority.taskPriority) { try await body.run(context) })
-                } else {
-                    result = .success(try await body.run(context))
-                }
-            } catch {
-                result = .failure(error)
-            }
-            if hasChildren.load(ordering: .relaxed) {
-                // The attempt, and its timeout, last until its children have ended.
-                await settleChildren(of: job, attemptFailed: (try? result.get()) == nil)
-            }
-            let timedOut = timer.map { !$0.stop() } ?? false
-            if timedOut {
-                return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
-            }
-            switch result {
-            case .success(let value):
-                return Completion(result: .succeeded(value), attempts: attempt, startedAt: startedAt, endedAt: time.now())
-            case .failure(let error):
-                if let delay = retryDelay(after: error, attempt: attempt, policy: options?.retry ?? .none) {
-                    attempt += 1
-                    probe.attempting(attempt)
-                    do {
-                        try await time.sleep(for: delay)
-                        continue
-                    } catch {
-                        attempt -= 1  // the retry never started
-                        probe.attempting(attempt)
+            var value: (any Sendable)?
+            var failure: (any Error)? = afterFailure
+            if !ranAlready {
+                let context = JobContext(job: job, attempt: attempt, core: self)
+                let timer = timeout.map { startTimeout(for: job, after: $0) }
+                failure = nil
+                do {
+                    if raise {
+                        value = try await inChildTask(priority: priority.taskPriority) { try await body.run(context) }
+                    } else {
+                        value = try await body.run(context)
                     }
+                } catch {
+                    failure = error
                 }
-                return Completion(result: .threw(error), attempts: attempt, startedAt: startedAt, endedAt: time.now())
+                if hasChildren.load(ordering: .relaxed) {
+                    // The attempt, and its timeout, last until its children have ended.
+                    await settleChildren(of: job, attemptFailed: failure != nil)
+                }
+                if let timer, !timer.stop() {
+                    return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
+                }
+                if let value {
+                    return Completion(result: .succeeded(value), attempts: attempt, startedAt: startedAt, endedAt: time.now())
+                }
             }
+            ranAlready = false
+            let error = failure ?? CancellationError()
+            let policy = spec != nil ? spec?.options?.retry ?? .none : plan.options(of: Int(job))?.retry ?? .none
+            if let delay = retryDelay(after: error, attempt: attempt, policy: policy) {
+                attempt += 1
+                probe.attempting(attempt)
+                do {
+                    try await time.sleep(for: delay)
+                    continue
+                } catch {
+                    attempt -= 1  // the retry never started
+                    probe.attempting(attempt)
+                }
+            }
+            return Completion(result: .threw(error), attempts: attempt, startedAt: startedAt, endedAt: time.now())
         }
     }
 

@@ -83,6 +83,12 @@ final class Plan: Sendable {
     /// Whether the job set a timeout, a retry policy or a coalescing key.
     func hasOptions(_ job: Int) -> Bool { !optionRefs.isEmpty && optionRefs[job] >= 0 }
 
+    /// The job's timeout, if it set one.
+    func timeout(of job: Int) -> Duration? {
+        guard !optionRefs.isEmpty, optionRefs[job] >= 0 else { return nil }
+        return optionSets[Int(optionRefs[job])].timeout
+    }
+
     /// The job's timeout, retry policy and coalescing key, when it set them.
     func options(of job: Int) -> JobOptions? {
         guard !optionRefs.isEmpty, optionRefs[job] >= 0 else { return nil }
