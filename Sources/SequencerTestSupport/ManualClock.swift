@@ -52,6 +52,10 @@ public final class ManualClock: Clock, Sendable {
     /// How many tasks are sleeping on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// When the tasks sleeping on this clock now will wake, earliest first: a test can tell a
+    /// job's timeout from a retry's backoff before moving time.
+    public var sleeperDeadlines: [Instant] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
+
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }

@@ -32,9 +32,9 @@ import Testing
 /// (returned: succeeded; threw: failed or cancelled); attempts count body calls; without
 /// `keepGoing`, nothing starts after the first failure.
 ///
-/// The sweep found four bugs, reduced to the disabled tests at the end of the suite; workflows stay
-/// clear of them while ``Scenario/avoidKnownBugs`` is set (the fourth needs `run.cancel()`, which
-/// the sweep does not call).
+/// The sweep found four bugs, reduced to the tests at the end of the suite (their comments say
+/// what used to go wrong); they are fixed, and ``Scenario/avoidKnownBugs`` is off, so the sweep
+/// covers those cases too.
 ///
 /// A failure names its seed; `invariantsHoldOnRandomWorkflowsWithChildren(seed:)` with that seed
 /// reproduces the workflow (the interleaving may differ from run to run).
@@ -75,7 +75,7 @@ struct ChildPropertyTests {
         #expect(scenarios.map(\.staticCount).min() == 3 && scenarios.map(\.staticCount).max() == 10)
     }
 
-    // MARK: - Bugs the sweep found, reduced
+    // MARK: - Bugs the sweep found, reduced (fixed; each comment says what used to happen)
 
     /// A parent that waits in two places at once (`async let`) keeps waiting after the first wait
     /// returns, but holds its worker again: `waitForChildren(of:target:…)` gives the worker up
@@ -85,7 +85,7 @@ struct ChildPropertyTests {
     /// wait is for needs that worker: the run hangs. (It ends only when cancelled, and only after
     /// the grace period abandons the parent: the waits that need no slot queue in `resumable`
     /// behind those that do, and `resumeParents` stops at the first that finds no free worker.)
-    @Test(.disabled("bug: a parent holds its worker again after the first of several concurrent waits returns"), arguments: 0..<20)
+    @Test(arguments: 0..<20)
     func concurrentWaitsDoNotHoldTheOnlyWorker(repetition: Int) async throws {
         var workflow = Workflow()
         let parent = try workflow.add("p") { ctx in
@@ -108,7 +108,7 @@ struct ChildPropertyTests {
     /// it waits; the joiner is admitted into it, and the leader cannot take it back to resume
     /// (`resumeParents` finds the lane full): leader and joiner wait for each other. The same
     /// happens when a child of the leader needs the lane.
-    @Test(.disabled("bug: a joiner holds the lane slot its waiting leader needs to resume"), arguments: 0..<10)
+    @Test(arguments: 0..<10)
     func aJoinerDoesNotHoldTheLaneItsLeaderNeeds(repetition: Int) async throws {
         let joined = Gate()
         var workflow = Workflow()
@@ -134,7 +134,7 @@ struct ChildPropertyTests {
     /// `a`'s child joins `b`, and `b`'s child joins `a`: each parent waits for a child that waits
     /// for the other parent. `childKey` only walks the child's own ancestors, so both adds are
     /// accepted and the run hangs.
-    @Test(.disabled("bug: a cycle of waits through two coalescing keys is not rejected and hangs"), arguments: 0..<10)
+    @Test(arguments: 0..<10)
     func addChildRejectsAKeyWhoseLeaderWaitsForTheChildsAncestor(repetition: Int) async throws {
         let bothLead = Gate()
         var workflow = Workflow()
@@ -159,7 +159,7 @@ struct ChildPropertyTests {
     /// it in `cancelRequested`; when the loop reaches it, it is ended a second time. Its
     /// `.finished` is sent twice and `finishedCount` counts it twice, so the run finishes (and
     /// reports) one job early: here while the leader still runs, reported as skipped.
-    @Test(.disabled("bug: cancelling the run ends a joining child twice and reports while a job still runs"), arguments: 0..<10)
+    @Test(arguments: 0..<10)
     func cancellingTheRunEndsAJoiningChildOnce(repetition: Int) async throws {
         let (leading, gate) = (Gate(), Gate())
         var workflow = Workflow()
@@ -296,7 +296,7 @@ private struct Scenario: Sendable, CustomStringConvertible {
     /// - a parent waits for all its children before it waits in several places at once, so those
     ///   waits return at once (`concurrentWaitsDoNotHoldTheOnlyWorker`).
     /// Set it to false to sweep for them again.
-    static let avoidKnownBugs = true
+    static let avoidKnownBugs = false
 
     let seed: UInt64
     /// Workflow jobs first (`0..<staticCount`), then children, each after its parent.

@@ -305,6 +305,7 @@ struct TimeoutRetryTests {
         }
         let run = try workflow.start(RunOptions(clock: clock))
         try #require(await BoundedWait.sleepers(clock, atLeast: 1))
+        #expect(clock.sleeperDeadlines == [manualInstant(.seconds(7))])
         clock.advance(by: .seconds(7) - .nanoseconds(1))
         #expect(clock.sleeperCount == 1, "it waits the 7 s the error asked for, not the policy's 1 s")
         #expect(log.attempts("sync") == [1])

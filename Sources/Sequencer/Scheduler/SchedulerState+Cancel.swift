@@ -21,7 +21,8 @@ extension SchedulerState {
         if reason == .deadline {
             for job in running where limits[job] == nil { limits[job] = (now, .deadlineExceeded) }
         }
-        for job in running where !cancelRequested.contains(job) {
+        // Cancelling a parent ends its children that share a result at once: check each again.
+        for job in running where jobs[Int(job)].phase == .running && !cancelRequested.contains(job) {
             cancelRunning(job, now: now, into: &actions)
         }
         dispatch(into: &actions)
@@ -113,6 +114,7 @@ extension SchedulerState {
     /// Cancels a running job's worker task, to be abandoned if it has not returned after the
     /// grace period; a job sharing a coalesced leader's result has no body, so it ends now.
     private mutating func stopBody(of job: Int32, now: Int64, into actions: inout Actions) {
+        guard jobs[Int(job)].phase == .running else { return }
         guard let slot = workerJob.firstIndex(of: job) else {
             settle(job, Completion(result: .threw(CancellationError()), attempts: 0, startedAt: max(0, jobs[Int(job)].startedAt), endedAt: now))
             return

@@ -50,6 +50,13 @@ extension SchedulerState {
             guard let need = job(name) ?? job(JobID("\(prefix)/\(name)")) else {
                 throw failure(.unknownNeed, "child '\(id)' needs '\(name)', which is not a job of the run (yet); a child can need jobs added before it", [id, name])
             }
+            var ancestor = parent
+            while ancestor >= 0 {
+                guard ancestor != need else {
+                    throw failure(.invalidOption, "child '\(id)' needs '\(name)', which waits for it to end: it could never start", [id, name])
+                }
+                ancestor = self.parent(of: ancestor)
+            }
             needs.append(need)
         }
 
@@ -130,23 +137,27 @@ extension SchedulerState {
         Int(child) >= plan.count && Int(child) < jobs.count && self.parent(of: child) == parent
     }
 
-    /// A child ended: the waits of its parent that it satisfies may resume.
+    /// A child ended: the waits of its parent that it satisfies may resume. While other waits of
+    /// the parent are still pending, the parent's body is still waiting: those that resume do
+    /// without a slot. The last pending wait to resume takes the parent's slots back.
     mutating func childEnded(_ child: Int32) {
         let parent = self.parent(of: child)
         guard var group = groups[parent] else { return }
         group.unfinished -= 1
         let slot = workerJob.firstIndex(of: parent) ?? -1
-        var waiting: [(target: Int32, continuation: CheckedContinuation<Void, Never>)] = []
-        for waiter in group.waiters {
-            guard isSatisfied(group, waiter.target) else {
-                waiting.append(waiter)
-                continue
-            }
-            let reserved = slot >= 0 && workerSuspended[slot]
-            if reserved { reserveLane(for: parent, by: 1) }
-            resumable.append((slot, waiter.continuation, reserved))
+        let suspended = slot >= 0 && workerSuspended[slot]
+        let satisfied = group.waiters.filter { isSatisfied(group, $0.target) }
+        guard !satisfied.isEmpty else {
+            groups[parent] = group
+            return
         }
-        group.waiters = waiting
+        let pending = group.waiters.filter { !isSatisfied(group, $0.target) }
+        group.waiters = pending
+        for (position, waiter) in satisfied.enumerated() {
+            let takesSlot = suspended && group.waiters.isEmpty && position == satisfied.count - 1
+            if takesSlot { reserveLane(for: parent, by: 1) }
+            resumable.append((takesSlot ? slot : -1, waiter.continuation, takesSlot))
+        }
         groups[parent] = group
     }
 
@@ -154,10 +165,13 @@ extension SchedulerState {
     /// are free. An idle worker retires to make room. A wait whose parent already has its slots
     /// back (another of its waits resumed first) resumes at once.
     mutating func resumeParents(into actions: inout Actions) {
+        // Waits that need no slot resume at once.
+        for entry in resumable where entry.slot < 0 { actions.resume.append(entry.continuation) }
+        resumable.removeAll { $0.slot < 0 }
         var position = 0
         while position < resumable.count {
             let (slot, continuation, reserved) = resumable[position]
-            guard slot >= 0, workerSuspended[slot] else {
+            guard workerSuspended[slot] else {
                 resumable.remove(at: position)
                 if reserved { reserveLane(for: workerJob[slot], by: -1) }
                 actions.resume.append(continuation)

@@ -27,11 +27,38 @@ extension SchedulerState {
             coalesced[Int(key)] = CoalescedRun(leader: job)
             return true
         }
-        setStart(job, at: clock)
         if jobs[Int(run.leader)].phase.isTerminal {
+            setStart(job, at: clock)
             share(run.leader, with: job, endedAt: clock)
-        } else {
-            coalesced[Int(key)]?.joiners.append(job)
+            return false
+        }
+        // Joining a leader that waits, through its children and their joins, for this job
+        // would never end: this job runs its own body instead.
+        if !groups.isEmpty, waits(run.leader, for: job) { return true }
+        setStart(job, at: clock)
+        coalesced[Int(key)]?.joiners.append(job)
+        // It does no work of its own while it waits: its lane slot goes to others (its leader
+        // may need it to resume).
+        releaseLane(of: job)
+        jobs[Int(job)].lane = -1
+        return false
+    }
+
+    /// Whether `job` waits, directly or not, for `other` to end: `other` is one of its
+    /// unfinished descendants, or a job one of them joined, or one of that job's, and so on.
+    func waits(_ job: Int32, for other: Int32) -> Bool {
+        var stack = [job]
+        var seen: Set<Int32> = [job]
+        while let current = stack.popLast() {
+            for child in groups[current]?.children ?? [] where !jobs[Int(child)].phase.isTerminal {
+                if child == other { return true }
+                if seen.insert(child).inserted { stack.append(child) }
+                let key = key(of: child)
+                if key >= 0, let leader = coalesced[Int(key)]?.leader, leader != child, seen.insert(leader).inserted {
+                    if leader == other { return true }
+                    stack.append(leader)
+                }
+            }
         }
         return false
     }
