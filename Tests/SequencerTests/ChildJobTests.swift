@@ -171,9 +171,10 @@ struct ChildJobTests {
             attempt { try ctx.addChild("bad-timeout", timeout: .zero) { _ in } }
             attempt { try ctx.addChild("twice") { _ in } }
             attempt { try ctx.addChild("twice") { _ in } }
+            attempt { try ctx.addChild("needs-parent", needs: ["p"]) { _ in } }
         }
         let report = try await workflow.start().report()
-        #expect(errors.value == [.unknownLane, .unknownNeed, .invalidOption, .duplicateJob])
+        #expect(errors.value == [.unknownLane, .unknownNeed, .invalidOption, .duplicateJob, .invalidOption])
         #expect(report.outcome(of: "p/twice")?.status == .succeeded)
     }
 
