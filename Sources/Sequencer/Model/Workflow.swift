@@ -201,7 +201,8 @@ public struct Workflow: Sendable {
         Self.set(&valueFlags, job, hasValue, default: false)
         var ref: Int32 = -1
         if let options {
-            if optionSets.last != options { optionSets.append(options) }
+            // Compared in place: `last` would copy the options (and retain what they hold).
+            if optionSets.isEmpty || optionSets[optionSets.count - 1] != options { optionSets.append(options) }
             ref = Int32(optionSets.count - 1)
         }
         Self.set(&optionRefs, job, ref, default: -1)

@@ -167,19 +167,24 @@ final class Plan: Sendable {
         return lanes
     }
 
-    /// Checks every job's options; returns the coalescing keys and each job's key number.
+    /// Checks every job's options; returns the coalescing keys and each job's key number. Jobs
+    /// that share an options entry are checked once.
     private static func checkOptions(_ workflow: Workflow) throws -> ([String: CoalescingKey], [Int32]) {
         var keys: [String: CoalescingKey] = [:]
         var keyOfJob: [Int32] = []
+        var checked = -1
+        let anyKey = workflow.optionSets.contains { $0.coalesce != nil }
         for (job, ref) in workflow.optionRefs.enumerated() where ref >= 0 {
-            let options = workflow.optionSets[Int(ref)]
-            let id = workflow.ids[job]
-            if let problem = options.problem(job: id) {
-                throw WorkflowError(code: .invalidOption, message: problem, jobs: [id])
+            if ref > checked {
+                checked = Int(ref)
+                if let problem = workflow.optionSets[Int(ref)].problem(job: workflow.ids[job]) {
+                    throw WorkflowError(code: .invalidOption, message: problem, jobs: [workflow.ids[job]])
+                }
             }
-            if let key = options.coalesce {
+            if anyKey, let key = workflow.optionSets[Int(ref)].coalesce {
                 if keyOfJob.isEmpty { keyOfJob = [Int32](repeating: -1, count: workflow.count) }
-                keyOfJob[job] = try CoalescingKey.check(key, job: id, type: options.valueType, in: &keys)
+                let options = workflow.optionSets[Int(ref)]
+                keyOfJob[job] = try CoalescingKey.check(key, job: workflow.ids[job], type: options.valueType, in: &keys)
             }
         }
         return (keys, keyOfJob)
