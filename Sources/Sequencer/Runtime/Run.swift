@@ -11,13 +11,16 @@ public final class Run: Sendable {
     init(core: RunCore) { self.core = core }
 
     /// Cancels the run: jobs that have not started never start, and running jobs are cancelled
-    /// (through Swift task cancellation; they stop when their body checks for it).
+    /// (through Swift task cancellation; they stop when their body checks for it, or are
+    /// abandoned after ``RunOptions/gracePeriod``).
     public func cancel() {
         core.cancel(nil)
     }
 
-    /// Cancels one job. If it has not started it never will; if it is running its body is
-    /// cancelled. Jobs that need it are skipped. Unknown IDs and finished jobs are ignored.
+    /// Cancels one job, and its children. If it has not started it never will; if it is running
+    /// its body is cancelled (and abandoned after ``RunOptions/gracePeriod`` if it ignores that).
+    /// Jobs that need it are skipped. Unknown IDs and finished jobs are ignored. A child's ID
+    /// (`parent/name`) works too.
     public func cancel(_ id: JobID) {
         guard let job = core.state.withLock({ $0.scheduler.job(id) }) else { return }
         core.cancel(job)

@@ -17,7 +17,6 @@ struct DynamicJobs {
     /// Jobs added at run time that need a job (of the plan, or added at run time).
     var dependents: [Int32: [Int32]] = [:]
 
-    var isEmpty: Bool { ids.isEmpty }
 }
 
 /// A job's children: every one it added and how many have not ended.
@@ -56,9 +55,5 @@ extension SchedulerState {
 
     func parent(of job: Int32) -> Int32 {
         Int(job) < plan.count ? -1 : dynamic.parents[Int(job) - plan.count]
-    }
-
-    func options(of job: Int32) -> JobOptions? {
-        Int(job) < plan.count ? plan.options(of: Int(job)) : dynamic.options[Int(job) - plan.count]
     }
 }
