@@ -1,12 +1,12 @@
 /// Child jobs: jobs a running body adds to its run (a dynamic group).
 ///
 /// A child is a job like any other: it waits for its needs, takes a lane slot and a worker. A
-/// parent that waits for its children gives up its worker slot while it waits, so that its
-/// children can run even when every slot is taken (at `maxConcurrency: 1`, a parent and its
-/// child never run at once). When they have ended, the parent resumes as soon as a slot is free,
-/// before any new job starts.
+/// parent that waits for its children gives up its worker slot and its lane slot while it
+/// waits, so that its children can run even when every slot is taken (at `maxConcurrency: 1`, a
+/// parent and its child never run at once). When they have ended, the parent resumes as soon as
+/// both slots are free, before any new job starts.
 extension SchedulerState {
-    /// A job to add at run time, checked by ``addChild(_:to:)``.
+    /// A job to add at run time, checked by `addChild(_:to:attempt:into:)`.
     struct ChildRequest {
         var name: JobID
         var needs: [JobID]
@@ -18,8 +18,9 @@ extension SchedulerState {
     }
 
     /// Adds a child to the running job `parent`. Its ID is the parent's ID, a slash and its name.
-    /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need, an undeclared lane, a
-    ///   lane its waiting parent holds, a bad option, or a parent that is no longer running.
+    /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need or a need on an ancestor,
+    ///   an undeclared lane, a bad option or a key an ancestor leads, or a parent that is no
+    ///   longer running.
     mutating func addChild(_ request: ChildRequest, to parent: Int32, attempt: Int, into actions: inout Actions) throws -> Int32 {
         let parentID = id(of: parent)
         let prefix = attempt > 1 ? "\(parentID)#\(attempt)" : parentID.description
@@ -106,7 +107,8 @@ extension SchedulerState {
     /// child) has ended. Returns true when it already has; otherwise the parent gives up its
     /// worker slot and its lane slot, and `continuation` is resumed when the children ended and
     /// both slots are free again. A body may wait in several places at once (`async let`, a task
-    /// group): the slots are given up at the first wait and taken back at the first resumption.
+    /// group): the slots are given up at the first wait and taken back when the last pending wait
+    /// resumes (see ``childEnded(_:)``).
     mutating func waitForChildren(
         of parent: Int32, target: Int32, _ continuation: CheckedContinuation<Void, Never>, into actions: inout Actions
     ) -> Bool {
