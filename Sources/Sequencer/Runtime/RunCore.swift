@@ -63,22 +63,20 @@ final class RunCore: Sendable {
             if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
                 // Most jobs: no timeout, no priority to raise; the first attempt runs here, and
                 // only a failure looks at the retry policy.
+                var failure: (any Error)?
                 do {
                     let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, core: self))
                     completion = Completion(result: .succeeded(value), attempts: 1, startedAt: startedAt, endedAt: 0)
                 } catch {
+                    failure = error
                     completion = Completion(result: .threw(error), attempts: 1, startedAt: startedAt, endedAt: 0)
                 }
                 if hasChildren.load(ordering: .relaxed) {
-                    if case .threw = completion.result {
-                        await settleChildren(of: job, attemptFailed: true)
-                    } else {
-                        await settleChildren(of: job, attemptFailed: false)
-                    }
+                    await settleChildren(of: job, attemptFailed: failure != nil)
                 }
                 completion.endedAt = time.now()
-                if hasOptions, case .threw(let error) = completion.result, plan.hasOptions(Int(job)) {
-                    completion = await execute(job, startedAt: startedAt, probe: probe, afterFailure: error)
+                if hasOptions, let failure, plan.hasOptions(Int(job)) {
+                    completion = await execute(job, startedAt: startedAt, probe: probe, afterFailure: failure)
                 }
             } else {
                 completion = await execute(job, startedAt: startedAt, probe: probe)
