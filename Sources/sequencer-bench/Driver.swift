@@ -59,7 +59,7 @@ struct Driver {
         let label = "\(request.workload.rawValue) N=\(request.size) \(request.implementation.rawValue)"
         if let reason = step.skipReason {
             printError("\(label): \(reason)")
-            return Row(request: request, skipped: reason)
+            return Row(request: request, status: .skipped, reason: reason)
         }
         printError("\(label) ...")
         switch measureInChild(request) {
@@ -69,7 +69,7 @@ struct Driver {
             return row
         case .failure(let failure):
             printError("\(label): FAILED: \(failure)")
-            return Row(request: request, failed: failure.description)
+            return Row(request: request, status: .failed, reason: failure.description)
         }
     }
 

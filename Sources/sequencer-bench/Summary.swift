@@ -69,19 +69,12 @@ struct Row: Codable, Sendable {
         return best
     }
 
-    init(request: MeasurementRequest, skipped reason: String) {
+    /// A row with no figures: the measurement was skipped or failed, for `reason`.
+    init(request: MeasurementRequest, status: Status, reason: String) {
         workload = request.workload
         implementation = request.implementation
         size = request.size
-        status = .skipped
-        note = reason
-    }
-
-    init(request: MeasurementRequest, failed reason: String) {
-        workload = request.workload
-        implementation = request.implementation
-        size = request.size
-        status = .failed
+        self.status = status
         note = reason
     }
 

@@ -4,14 +4,6 @@ import Testing
 
 private struct Boom: Error {}
 
-/// Counts bodies running at once; a parent stops counting while it waits for its children.
-private final class Activity: Sendable {
-    private let state = LockedValue((now: 0, most: 0))
-    func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
-    func leave() { state.withLock { $0.now -= 1 } }
-    var most: Int { state.value.most }
-}
-
 /// Jobs added while a run runs (dispatch groups): `ctx.addChild`, `waitForChildren`, `value(of:)`.
 @Suite(.timeLimit(.minutes(1)))
 struct ChildJobTests {
@@ -20,7 +12,7 @@ struct ChildJobTests {
     /// beside their parent.
     @Test(arguments: 0..<20)
     func aParentWaitingOnChildrenDoesNotHoldTheOnlySlot(repetition: Int) async throws {
-        let activity = Activity()
+        let activity = ConcurrencyMeter()
         var workflow = Workflow()
         let parent = try workflow.add("attachments") { ctx in
             activity.enter()
@@ -44,7 +36,7 @@ struct ChildJobTests {
         let report = try #require(await BoundedWait.report(try workflow.start(RunOptions(maxConcurrency: 1))))
         #expect(report.status == .succeeded)
         #expect(report.value(of: parent) == 4)
-        #expect(activity.most == 1, "never two bodies at once at maxConcurrency 1")
+        #expect(activity.peak == 1, "never two bodies at once at maxConcurrency 1")
         #expect(report.outcomes.count == 6)
         for index in 1...4 {
             let outcome = try #require(report.outcome(of: JobID("attachments/download-\(index)")))
@@ -182,7 +174,7 @@ struct ChildJobTests {
     /// serial lane runs while the parent waits, and never beside the parent's body.
     @Test(arguments: 1...2, 0..<10)
     func aChildRunsInItsWaitingParentsSerialLane(maxConcurrency: Int, repetition: Int) async throws {
-        let activity = Activity()
+        let activity = ConcurrencyMeter()
         var workflow = Workflow()
         workflow.lane("db", width: 1)
         let parent = try workflow.add("migrate", lane: "db") { ctx in
@@ -205,7 +197,7 @@ struct ChildJobTests {
         let report = try #require(await BoundedWait.report(try workflow.start(RunOptions(maxConcurrency: maxConcurrency))))
         #expect(report.value(of: parent) == 3)
         #expect(report.status == .succeeded)
-        #expect(activity.most == 1, "one body at a time in a serial lane")
+        #expect(activity.peak == 1, "one body at a time in a serial lane")
     }
 
     /// Children of children, at one worker: nothing deadlocks, and every level ends in order.
@@ -233,7 +225,7 @@ struct ChildJobTests {
     /// Children count against their lane's width like any job.
     @Test(arguments: 0..<10)
     func childrenRespectTheirLanesWidth(repetition: Int) async throws {
-        let activity = Activity()
+        let activity = ConcurrencyMeter()
         var workflow = Workflow()
         workflow.lane("network", width: 2)
         try workflow.add("p") { ctx in
@@ -247,7 +239,7 @@ struct ChildJobTests {
         }
         let report = try #require(await BoundedWait.report(try workflow.start(RunOptions(maxConcurrency: 4))))
         #expect(report.count(.succeeded) == 9)
-        #expect(activity.most <= 2)
+        #expect(activity.peak <= 2)
     }
 
     /// A retried parent's children are named after the attempt.

@@ -72,14 +72,6 @@ import Testing
         }
     }
 
-    /// How many bodies run at once, and the most there ever were.
-    final class ConcurrencyMeter: Sendable {
-        private let state = Locked((now: 0, peak: 0))
-        func enter() { state.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
-        func leave() { state.withLock { $0.now -= 1 } }
-        var peak: Int { state.withLock { $0.peak } }
-    }
-
     final class AtomicCell: Sendable {
         let value = Atomic<Int>(0)
     }

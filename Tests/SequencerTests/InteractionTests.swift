@@ -4,14 +4,6 @@ import Testing
 
 private struct Boom: Error {}
 
-/// Counts bodies running at once; a parent stops counting while it waits for its children.
-private final class Concurrency: Sendable {
-    private let state = LockedValue((now: 0, most: 0))
-    func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
-    func leave() { state.withLock { $0.now -= 1 } }
-    var most: Int { state.value.most }
-}
-
 /// Lets other tasks run for a while, without sleeping: for tests that must give a wrong
 /// behaviour the chance to show, where the right one has no event to wait for.
 private func yieldALot(_ times: Int = 500) async {
@@ -177,7 +169,7 @@ struct InteractionTests {
     @Test(arguments: 1...2, 0..<10)
     func nestedWaitsAndCoalescingAtOneWorker(maxConcurrency: Int, repetition: Int) async throws {
         let calls = LockedValue(0)
-        let activity = Concurrency()
+        let activity = ConcurrencyMeter()
         var workflow = Workflow()
         let fetch = try workflow.add("fetch", coalesce: "config") { ctx in
             activity.enter()
@@ -218,7 +210,7 @@ struct InteractionTests {
         #expect(calls.value == 1, "one body for the key")
         let shared = try #require(report.value(of: fetch))
         #expect(report.value(of: screen) == shared * 11)
-        if maxConcurrency == 1 { #expect(activity.most == 1) }
+        if maxConcurrency == 1 { #expect(activity.peak == 1) }
         expectAllEnded(run, report)
     }
 

@@ -17,13 +17,6 @@ import Testing
         var all: [String] { entries.withLock { $0 } }
     }
 
-    final class ConcurrencyMeter: Sendable {
-        private let state = Locked((now: 0, peak: 0))
-        func enter() { state.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
-        func leave() { state.withLock { $0.now -= 1 } }
-        var peak: Int { state.withLock { $0.peak } }
-    }
-
     /// A run that reports its events.
     struct Watched {
         let run: Run

@@ -180,7 +180,7 @@ struct ManualClockTests {
         let clock = ManualClock()
         // Deadlines in a shuffled order of registration; each task records the order it woke in.
         var deadlines = [5, 1, 4, 2, 3, 7, 6]
-        var generator = SeededGenerator(seed: UInt64(seed))
+        var generator = SplitMix64(state: UInt64(seed) &+ 0x9E37_79B9_7F4A_7C15)
         deadlines.shuffle(using: &generator)
         var tasks: [Int: Task<Void, any Error>] = [:]
         for (count, second) in deadlines.enumerated() {
@@ -200,7 +200,7 @@ struct ManualClockTests {
     @Test(arguments: 0..<10)
     func manySleepersWakeNoEarlierThanTheirDeadlines(seed: Int) async throws {
         let clock = ManualClock()
-        var generator = SeededGenerator(seed: UInt64(seed))
+        var generator = SplitMix64(state: UInt64(seed) &+ 0x9E37_79B9_7F4A_7C15)
         let deadlines = (0..<50).map { _ in Int.random(in: 1...20, using: &generator) }
         let early = LockedValue(0)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -330,20 +330,5 @@ struct GateTests {
         gate.open()
         for waiter in waiters { await waiter.value }
         await gate.arrivals(atLeast: 3)  // already reached: returns at once
-    }
-}
-
-/// A small deterministic random number generator (SplitMix64), so parameterized tests repeat.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -360,19 +360,25 @@ struct SchedulerState {
     private mutating func skipDependents(of job: Int32) {
         var stack = [job]
         while let current = stack.popLast() {
-            var dependents = Int(current) < plan.count ? plan.dependentRange(of: Int(current)).map { plan.dependents[$0] } : []
-            if !dynamic.dependents.isEmpty, let added = dynamic.dependents[current] {
-                dependents += added
+            if Int(current) < plan.count {
+                for edge in plan.dependentRange(of: Int(current)) {
+                    skip(plan.dependents[edge], neededBy: current, into: &stack)
+                }
             }
-            for dependent in dependents {
-                guard jobs[Int(dependent)].phase == .waiting else { continue }
-                failures[dependent] = FailureRecord(code: .neededJobFailed, underlying: nil, cause: current)
-                setPhase(dependent, .skipped)
-                let lane = jobs[Int(dependent)].lane
-                if lane >= 0 { admit(lane: Int(lane)) }
-                stack.append(dependent)
+            if !dynamic.dependents.isEmpty, let added = dynamic.dependents[current] {
+                for dependent in added { skip(dependent, neededBy: current, into: &stack) }
             }
         }
+    }
+
+    /// Skips `dependent`, which needs `need`, if it is still waiting; its own dependents follow.
+    private mutating func skip(_ dependent: Int32, neededBy need: Int32, into stack: inout [Int32]) {
+        guard jobs[Int(dependent)].phase == .waiting else { return }
+        failures[dependent] = FailureRecord(code: .neededJobFailed, underlying: nil, cause: need)
+        setPhase(dependent, .skipped)
+        let lane = jobs[Int(dependent)].lane
+        if lane >= 0 { admit(lane: Int(lane)) }
+        stack.append(dependent)
     }
 
     // MARK: - Workers

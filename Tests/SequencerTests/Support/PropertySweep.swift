@@ -4,7 +4,7 @@ import Testing
 
 /// SplitMix64: a generator whose whole state is one number, so a seed reproduces a scenario on
 /// any platform (it avoids the standard library's `random(in:using:)`, whose algorithm may change).
-struct SplitMix64 {
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
 
     mutating func next() -> UInt64 {
