@@ -12,17 +12,37 @@ let package = Package(
     products: [
         .library(name: "Sequencer", targets: ["Sequencer"]),
         .library(name: "SequencerTestSupport", targets: ["SequencerTestSupport"]),
+        .library(name: "SequencerWorkflowFile", targets: ["SequencerWorkflowFile"]),
+        .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
         .executable(name: "notification-example", targets: ["NotificationExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .target(
             name: "Sequencer",
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SequencerWorkflowFile",
+            dependencies: ["Sequencer", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "SequencerCommand",
+            dependencies: [
+                "Sequencer",
+                "SequencerWorkflowFile",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
@@ -46,6 +66,17 @@ let package = Package(
         .testTarget(
             name: "SequencerTests",
             dependencies: ["Sequencer", "SequencerTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerWorkflowFileTests",
+            dependencies: ["SequencerWorkflowFile", "Sequencer"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerCommandTests",
+            dependencies: ["SequencerCommand"],
             swiftSettings: strict
         ),
     ],
