@@ -1,9 +1,49 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct SequencerCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sequencer",
-        abstract: "Run graphs of shell jobs described in a YAML workflow file."
+        abstract: "Run graphs of shell jobs described in a YAML workflow file.",
+        discussion: """
+            Exit status: 0 every job succeeded (or was up to date); 1 a job failed or timed out, \
+            or the deadline passed; 2 the workflow file or the arguments are invalid; \
+            130 interrupted (SIGINT or SIGTERM).
+            """,
+        subcommands: [RunCommand.self, CheckCommand.self, GraphCommand.self],
+        defaultSubcommand: RunCommand.self
     )
+
+    /// Like the library's `main`, but bad arguments exit with 2 (the documented status for
+    /// invalid input) instead of argument-parser's 64.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot(nil)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard code == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(ExitStatus.invalid)
+        }
+    }
+}
+
+/// The process's exit statuses (the command-line contract).
+enum ExitStatus {
+    static let succeeded: Int32 = 0
+    static let failed: Int32 = 1
+    static let invalid: Int32 = 2
+    static let interrupted: Int32 = 130
+}
+
+/// The workflow file argument every command takes.
+struct FileArgument: ParsableArguments {
+    @Argument(help: "The workflow file.", completion: .file(extensions: ["yml", "yaml"]))
+    var file: String = "sequencer.yml"
 }

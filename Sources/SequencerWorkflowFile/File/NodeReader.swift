@@ -1,0 +1,200 @@
+import Yams
+
+/// Reads YAML nodes into values, collecting a diagnostic (with the node's line and column)
+/// for everything that is not what the format expects, instead of stopping at the first.
+struct NodeReader {
+    let file: String
+    /// Keys the parser renamed because they repeat an earlier key of their mapping, by position,
+    /// with their original text (see ``WorkflowFile/compose(_:)``).
+    let repeatedKeys: [SourceLocation: String]
+    private(set) var diagnostics: [Diagnostic] = []
+
+    init(file: String, repeatedKeys: [SourceLocation: String]) {
+        self.file = file
+        self.repeatedKeys = repeatedKeys
+    }
+
+    mutating func error(_ message: String, at location: SourceLocation, notes: [Diagnostic] = []) {
+        diagnostics.append(Diagnostic(file: file, location: location, message: message, notes: notes))
+    }
+
+    func note(_ message: String, at location: SourceLocation) -> Diagnostic {
+        Diagnostic(file: file, location: location, severity: .note, message: message)
+    }
+
+    /// One entry of a mapping, with its key as text.
+    struct Entry {
+        var key: String
+        var keyLocation: SourceLocation
+        var value: Node
+    }
+
+    /// The entries of a mapping, in file order. A repeated key is reported (pointing at the
+    /// first) and left out.
+    /// - Parameter what: how the error names the mapping, e.g. "job 'build'".
+    mutating func entries(
+        of node: Node, _ what: String, repeated: (String) -> String = { "duplicate key '\($0)'" }
+    ) -> [Entry]? {
+        guard let mapping = node.mapping else {
+            error("\(what) must be a mapping of keys to values, found \(describe(node))", at: location(of: node))
+            return nil
+        }
+        var result: [Entry] = []
+        var firstLocation: [String: SourceLocation] = [:]
+        result.reserveCapacity(mapping.count)
+        for (keyNode, value) in mapping {
+            let keyLocation = location(of: keyNode)
+            guard let key = keyNode.scalar?.string else {
+                error("keys of \(what) must be plain words, found \(describe(keyNode))", at: keyLocation)
+                continue
+            }
+            if let original = repeatedKeys[keyLocation] {
+                let first = firstLocation[original]
+                error(repeated(original) + (first.map { " (first at line \($0.line))" } ?? ""),
+                      at: keyLocation,
+                      notes: first.map { [note("'\(original)' first defined here", at: $0)] } ?? [])
+                continue
+            }
+            firstLocation[key] = firstLocation[key] ?? keyLocation
+            result.append(Entry(key: key, keyLocation: keyLocation, value: value))
+        }
+        return result
+    }
+
+    /// Reports keys outside `allowed`, suggesting the closest allowed key.
+    mutating func checkKeys(_ entries: [Entry], allowed: [String], in what: String) -> [Entry] {
+        entries.filter { entry in
+            guard allowed.contains(entry.key) else {
+                error("unknown key '\(entry.key)' in \(what)" + didYouMean(entry.key, among: allowed)
+                      + (suggestion(for: entry.key, among: allowed) == nil
+                         ? " (known keys: \(allowed.joined(separator: ", ")))" : ""),
+                      at: entry.keyLocation)
+                return false
+            }
+            return true
+        }
+    }
+
+    /// A scalar's text; nil (with a diagnostic) for a list, a mapping or an empty value.
+    mutating func string(_ node: Node, _ what: String) -> String? {
+        guard let scalar = node.scalar, !isNull(node) else {
+            error("\(what) must be a string, found \(describe(node))", at: location(of: node))
+            return nil
+        }
+        return scalar.string
+    }
+
+    /// A whole number in `range`.
+    mutating func integer(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
+        guard let text = node.scalar?.string, !isNull(node), let value = Int(text) else {
+            error("\(what) must be a whole number, found \(describe(node))", at: location(of: node))
+            return nil
+        }
+        guard range.contains(value) else {
+            let bound = range.upperBound == .max ? "at least \(range.lowerBound)"
+                : "from \(range.lowerBound) to \(range.upperBound)"
+            error("\(what) must be \(bound), found \(value)", at: location(of: node))
+            return nil
+        }
+        return value
+    }
+
+    /// A number (with a fraction or not) of at least `minimum`.
+    mutating func number(_ node: Node, _ what: String, minimum: Double) -> Double? {
+        guard let text = node.scalar?.string, !isNull(node), let value = Double(text), value.isFinite else {
+            error("\(what) must be a number, found \(describe(node))", at: location(of: node))
+            return nil
+        }
+        guard value >= minimum else {
+            error("\(what) must be at least \(minimum), found \(text)", at: location(of: node))
+            return nil
+        }
+        return value
+    }
+
+    mutating func bool(_ node: Node, _ what: String) -> Bool? {
+        switch node.scalar?.string {
+        case "true" where node.scalar?.style == .plain: return true
+        case "false" where node.scalar?.style == .plain: return false
+        default:
+            error("\(what) must be true or false, found \(describe(node))", at: location(of: node))
+            return nil
+        }
+    }
+
+    /// A duration such as `10s` or `1h30m`; the error points at the offending character.
+    mutating func duration(_ node: Node, _ what: String) -> Duration? {
+        guard let text = string(node, what) else { return nil }
+        do {
+            return try DurationSyntax.parse(text)
+        } catch {
+            var at = location(of: node)
+            let quoted = node.scalar.map { $0.style == .singleQuoted || $0.style == .doubleQuoted } ?? false
+            if !text.contains("\n") { at.column += error.offset + (quoted ? 1 : 0) }
+            self.error("\(what): bad duration '\(text)': \(error.message)", at: at)
+            return nil
+        }
+    }
+
+    /// A list of strings; a single string counts as a list of one.
+    mutating func strings(_ node: Node, _ what: String) -> [(String, SourceLocation)]? {
+        if isNull(node) { return [] }
+        if let scalar = node.scalar { return [(scalar.string, location(of: node))] }
+        guard let sequence = node.sequence else {
+            error("\(what) must be a list of strings, found \(describe(node))", at: location(of: node))
+            return nil
+        }
+        var result: [(String, SourceLocation)] = []
+        for item in sequence {
+            guard let scalar = item.scalar, !isNull(item) else {
+                error("each of \(what) must be a string, found \(describe(item))", at: location(of: item))
+                continue
+            }
+            result.append((scalar.string, location(of: item)))
+        }
+        return result
+    }
+
+    /// A mapping of names to scalar values, as text (numbers and booleans as written).
+    mutating func variables(_ node: Node, _ what: String) -> [String: String]? {
+        if isNull(node) { return [:] }
+        guard let entries = entries(of: node, what) else { return nil }
+        var result: [String: String] = [:]
+        for entry in entries {
+            guard let value = entry.value.scalar else {
+                error("\(what): '\(entry.key)' must be a string, found \(describe(entry.value))",
+                      at: location(of: entry.value))
+                continue
+            }
+            if entry.key.isEmpty || entry.key.contains("=") {
+                error("\(what): '\(entry.key)' is not a valid variable name", at: entry.keyLocation)
+                continue
+            }
+            result[entry.key] = isNull(entry.value) ? "" : value.string
+        }
+        return result
+    }
+
+    func location(of node: Node) -> SourceLocation {
+        node.mark.map { SourceLocation(line: $0.line, column: $0.column) } ?? SourceLocation(line: 1, column: 1)
+    }
+
+    /// An empty value, `~` or `null` (unquoted).
+    func isNull(_ node: Node) -> Bool {
+        guard let scalar = node.scalar, scalar.style == .plain else { return false }
+        return scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null"
+    }
+
+    /// How an error names what it found.
+    func describe(_ node: Node) -> String {
+        switch node {
+        case .scalar(let scalar):
+            if isNull(node) { return "nothing" }
+            let text = scalar.string.count > 40 ? String(scalar.string.prefix(40)) + "…" : scalar.string
+            return "'\(text)'"
+        case .sequence: return "a list"
+        case .mapping: return "a mapping"
+        case .alias: return "an alias"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Synchronization
+
+/// One attempt of a shell job: when its process ran and how it ended.
+public struct AttemptRecord: Sendable, Hashable {
+    /// The job's name.
+    public var job: String
+    /// The attempt, counting from 1.
+    public var attempt: Int
+    /// When the process started, from the run's start.
+    public var startedAt: Duration
+    /// When the process ended (or could not start), from the run's start.
+    public var endedAt: Duration
+    /// How the process ended; nil if it could not start.
+    public var exit: ProcessExit?
+    /// Why the process could not start, if it could not.
+    public var startError: String?
+    /// The file holding the process's standard output and standard error.
+    public var outputPath: String
+}
+
+/// Every attempt of every shell job of a run, as they end. Safe to read while the run runs.
+public final class AttemptLog: Sendable {
+    private struct Records {
+        var inOrder: [AttemptRecord] = []
+        var byJob: [String: [Int]] = [:]
+    }
+
+    private let records = Mutex(Records())
+
+    public init() {}
+
+    func append(_ record: AttemptRecord) {
+        records.withLock {
+            $0.byJob[record.job, default: []].append($0.inOrder.count)
+            $0.inOrder.append(record)
+        }
+    }
+
+    /// Every attempt so far, in the order they ended.
+    public var all: [AttemptRecord] { records.withLock { $0.inOrder } }
+
+    /// The attempts of one job so far, in order.
+    public func attempts(of job: String) -> [AttemptRecord] {
+        records.withLock { records in (records.byJob[job] ?? []).map { records.inOrder[$0] } }
+    }
+}
