@@ -83,3 +83,21 @@ extension Duration {
 private func trimmed(_ value: Double) -> String {
     value == value.rounded() ? String(Int64(value)) : String(value)
 }
+
+extension WorkflowFile {
+    /// A duration written the way workflow files write them (`10s`, `500ms`, `1h30m`).
+    ///
+    /// - Throws: an error saying what is wrong, for example `unknown unit 'x'`.
+    public static func duration(_ text: String) throws -> Duration {
+        do {
+            return try DurationSyntax.parse(text)
+        } catch {
+            throw DurationError(description: "bad duration '\(text)': \(error.message)")
+        }
+    }
+}
+
+/// Why a duration could not be read.
+public struct DurationError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}

@@ -1,0 +1,4 @@
+#!/bin/sh
+# The splash animation.
+sleep 0.1
+echo "splash shown"

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The command-line benchmark: the same generated graph of `touch` jobs run by sequencer, make
+and ninja, and `sequencer check` on it.
+
+    python3 Scripts/bench-cli.py                 # 10,000 jobs, -j2, best of 3
+    python3 Scripts/bench-cli.py --jobs 1000 --rounds 1 --json
+
+The graph is the one of ../shared/DESIGN.md ("Performance"): job i needs up to three random
+earlier jobs, drawn with a 64-bit LCG from seed 42. Each job is `touch out/N`. Every tool starts
+from an empty out/ directory, so every job runs. Installs ninja-build with apt when missing.
+"""
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+MASK = (1 << 64) - 1
+
+
+def random_dag(count, seed=42):
+    state = seed
+    needs = []
+    for job in range(count):
+        state = (state * 6364136223846793005 + 1442695040888963407) & MASK
+        k = (state >> 33) % 4
+        mine = []
+        for _ in range(min(k, job)):
+            state = (state * 6364136223846793005 + 1442695040888963407) & MASK
+            need = (state >> 33) % job
+            if need not in mine:
+                mine.append(need)
+        needs.append(mine)
+    return needs
+
+
+def write_files(directory, needs):
+    with open(os.path.join(directory, "sequencer.yml"), "w") as f:
+        f.write("version: 1\njobs:\n")
+        for job, mine in enumerate(needs):
+            f.write(f"  j{job}:\n    run: touch out/{job}\n")
+            if mine:
+                f.write("    needs: [" + ", ".join(f"j{n}" for n in mine) + "]\n")
+    with open(os.path.join(directory, "build.ninja"), "w") as f:
+        f.write("rule touch\n  command = touch $out\n\n")
+        for job, mine in enumerate(needs):
+            order_only = (" || " + " ".join(f"out/{n}" for n in mine)) if mine else ""
+            f.write(f"build out/{job}: touch{order_only}\n")
+    with open(os.path.join(directory, "Makefile"), "w") as f:
+        f.write("all: " + " ".join(f"out/{job}" for job in range(len(needs))) + "\n\n")
+        for job, mine in enumerate(needs):
+            f.write(f"out/{job}: " + " ".join(f"out/{n}" for n in mine) + f"\n\ttouch out/{job}\n")
+
+
+def timed(command, directory, clean=True):
+    if clean:
+        shutil.rmtree(os.path.join(directory, "out"), ignore_errors=True)
+        shutil.rmtree(os.path.join(directory, ".sequencer"), ignore_errors=True)
+        os.makedirs(os.path.join(directory, "out"))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        sys.exit(f"{command[0]} failed ({result.returncode}): {result.stderr.decode()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
+
+
+def self_cpu(command, directory):
+    """CPU time of the tool's own process, without its children, from `perf stat --no-inherit`."""
+    if not shutil.which("perf"):
+        return None
+    shutil.rmtree(os.path.join(directory, "out"), ignore_errors=True)
+    os.makedirs(os.path.join(directory, "out"))
+    result = subprocess.run(["perf", "stat", "--no-inherit", "-x,", "-e", "task-clock"] + command,
+                            cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in result.stderr.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("task-clock"):
+            try:
+                return float(fields[0]) / 1000  # milliseconds to seconds
+            except ValueError:
+                return None
+    return None
+
+
+def ensure_ninja():
+    if shutil.which("ninja"):
+        return True
+    prefix = [] if os.geteuid() == 0 else ["sudo"]
+    subprocess.run(prefix + ["apt-get", "install", "-y", "-qq", "ninja-build"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return shutil.which("ninja") is not None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=10_000, help="jobs in the graph")
+    parser.add_argument("-j", "--parallel", type=int, default=2, help="jobs at once, for every tool")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each tool; the best counts")
+    parser.add_argument("--sequencer", default=None, help="the sequencer binary (default: build it, release)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    binary = args.sequencer
+    if binary is None:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "sequencer"], cwd=root, check=True,
+                       stdout=subprocess.DEVNULL)
+        binary = os.path.join(root, ".build", "release", "sequencer")
+    have_ninja = ensure_ninja()
+
+    directory = tempfile.mkdtemp(prefix="sequencer-bench-")
+    needs = random_dag(args.jobs)
+    write_files(directory, needs)
+    j = str(args.parallel)
+    tools = {
+        "sequencer": [binary, "run", "--jobs", j, "sequencer.yml"],
+        "make": ["make", "-s", "-j", j],
+    }
+    if have_ninja:
+        tools["ninja"] = ["ninja", "-j", j]
+
+    best = {}
+    for _ in range(args.rounds):  # alternate the tools, so a slow moment hits all of them
+        for name, command in tools.items():
+            elapsed, cpu = timed(command, directory)
+            if name not in best or elapsed < best[name][0]:
+                best[name] = (elapsed, cpu)
+    check = min(timed([binary, "check", "sequencer.yml"], directory, clean=False)[0] for _ in range(args.rounds))
+    own = self_cpu(tools["sequencer"], directory)
+    shutil.rmtree(directory, ignore_errors=True)
+
+    figures = {
+        "jobs": args.jobs, "parallel": args.parallel, "edges": sum(len(n) for n in needs),
+        "seconds": {name: round(value[0], 3) for name, value in best.items()},
+        "cpuSecondsWithChildren": {name: round(value[1], 3) for name, value in best.items()},
+        "checkSeconds": round(check, 3),
+        "sequencerOwnCpuMicrosecondsPerJob": None if own is None else round(own / args.jobs * 1e6, 1),
+    }
+    figures["sequencerVsMake"] = round(best["sequencer"][0] / best["make"][0], 3)
+    if "ninja" in best:
+        figures["sequencerVsNinja"] = round(best["sequencer"][0] / best["ninja"][0], 3)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"{args.jobs} jobs ({figures['edges']} needs), -j{args.parallel}, best of {args.rounds}:")
+    for name, (elapsed, cpu) in best.items():
+        print(f"  {name:<10} {elapsed:8.3f} s   (cpu with children {cpu:.2f} s)")
+    print(f"  sequencer / make:  {figures['sequencerVsMake']:.2f}x   (target <= 0.9)")
+    if "ninja" in best:
+        print(f"  sequencer / ninja: {figures['sequencerVsNinja']:.2f}x")
+    print(f"  sequencer check:   {check:.3f} s   (target <= 0.5)")
+    if own is not None:
+        print(f"  sequencer's own cpu per job: {figures['sequencerOwnCpuMicrosecondsPerJob']} us   (target < 100)")
+
+
+if __name__ == "__main__":
+    main()

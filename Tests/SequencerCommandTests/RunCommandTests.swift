@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(2)))
+struct RunCommandTests {
+    @Test func aSucceedingRunPrintsADoneLinePerJobAndExitsZero() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            version: 1
+            jobs:
+              first: echo one > first.txt
+              second:
+                needs: [first]
+                run: cat first.txt > second.txt && echo made second
+            """)
+        let result = try await cli.run(["run"])
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("[1/2] done first (") })
+        #expect(lines.contains { $0.hasPrefix("[2/2] done second (") })
+        #expect(cli.read("second.txt") == "one\n")
+        // Output is kept, not printed.
+        #expect(!result.stdout.contains("made second"))
+        #expect(cli.read(".sequencer/output/second.log") == "made second\n")
+    }
+
+    @Test func aFailedJobPrintsItsCommandExitCodeAndOutputAndSkipsItsDependents() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            jobs:
+              broken:
+                run: echo "compiler says no" >&2; exit 3
+              after:
+                needs: [broken]
+                run: touch after.txt
+            """)
+        let result = try await cli.run(["run"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.stdout.contains("FAILED broken (exit code 3"))
+        #expect(result.stdout.contains("$ echo \"compiler says no\" >&2; exit 3"))
+        #expect(result.stdout.contains("compiler says no"))
+        #expect(result.stdout.contains("1 failed, 1 skipped") || result.stdout.contains("1 skipped"))
+        #expect(!FileManager.default.fileExists(atPath: cli.path("after.txt")))
+    }
+
+    @Test func keepGoingRunsWhatDoesNotDependOnTheFailure() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            jobs:
+              broken: exit 1
+              independent:
+                needs: []
+                run: sleep 0.2 && touch independent.txt
+            """)
+        let stopped = try await cli.run(["run", "--jobs", "1"])
+        #expect(stopped.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: cli.path("independent.txt")))
+        let kept = try await cli.run(["run", "--jobs", "1", "--keep-going"])
+        #expect(kept.status == 1)
+        #expect(FileManager.default.fileExists(atPath: cli.path("independent.txt")))
+    }
+
+    @Test func jsonPutsOnlyTheReportOnStandardOutput() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            jobs:
+              flaky:
+                run: test "$SEQUENCER_ATTEMPT" = 2 || exit 4
+                retry: { attempts: 3, backoff: 10ms }
+              broken:
+                needs: [flaky]
+                run: exit 5
+            """)
+        let result = try await cli.run(["run", "--json"])
+        #expect(result.status == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let jobs = try #require(object?["jobs"] as? [[String: Any]])
+        let flaky = try #require(jobs.first { $0["name"] as? String == "flaky" })
+        #expect(flaky["status"] as? String == "succeeded")
+        #expect(flaky["attempts"] as? Int == 2)
+        let broken = try #require(jobs.first { $0["name"] as? String == "broken" })
+        #expect(broken["status"] as? String == "failed")
+        #expect(broken["exitCode"] as? Int == 5)
+        #expect(object?["status"] as? String == "failed")
+        #expect(result.stderr.contains("FAILED broken"))
+    }
+
+    @Test func aTimeoutStopsTheProcessGroupAndFailsTheRun() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            jobs:
+              slow:
+                run: echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait
+                timeout: 300ms
+            """)
+        let result = try await cli.run(["run"], limit: .seconds(20))
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.stdout.contains("TIMED OUT slow"))
+        let sleeper = try #require(cli.read("sleep.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        #expect(await CLI.eventually { !CLI.isAlive(sleeper) }, "the job's background process outlived it")
+    }
+
+    @Test func theEnvironmentAndWorkingDirectoryReachTheCommand() async throws {
+        let cli = try CLI()
+        try FileManager.default.createDirectory(atPath: cli.path("sub"), withIntermediateDirectories: true)
+        try cli.write("sequencer.yml", """
+            env: { GREETING: hello, SHARED: file }
+            jobs:
+              show:
+                run: echo "$GREETING $SHARED $SEQUENCER_JOB" > out.txt
+                env: { SHARED: job }
+                cwd: sub
+            """)
+        let result = try await cli.run(["run"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(cli.read("sub/out.txt") == "hello job show\n")
+    }
+
+    @Test func theDeadlineStopsTheRunWithPartialResults() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            jobs:
+              quick: touch quick.txt
+              slow:
+                needs: [quick]
+                run: sleep 30
+            """)
+        let started = ContinuousClock.now
+        let result = try await cli.run(["run", "--deadline", "500ms"], limit: .seconds(20))
+        #expect(result.status == 1, "\(result.output)")
+        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(FileManager.default.fileExists(atPath: cli.path("quick.txt")))
+    }
+
+    @Test(arguments: [
+        ["run", "--jobs", "0"], ["run", "--deadline", "10x"], ["run", "--no-such-option"], ["graph", "--format", "png"],
+    ])
+    func badArgumentsExitWithTwo(arguments: [String]) async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", "jobs:\n  a: true\n")
+        let result = try await cli.run(arguments)
+        #expect(result.status == 2, "\(result.output)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func aMissingFileExitsWithTwo() async throws {
+        let cli = try CLI()
+        let result = try await cli.run(["run", "nowhere.yml"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("nowhere.yml:1:1: error: no such file"))
+    }
+
+    @Test func aCommandThatCannotStartFailsItsJob() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", "jobs:\n  missing: no-such-program-anywhere --flag\n")
+        let result = try await cli.run(["run"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.stdout.contains("no-such-program-anywhere"))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// Runs the built `sequencer` binary, as a user would, in a directory of its own.
+struct CLI {
+    /// What a run of the binary printed and how it exited.
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// Both streams, for messages that may go to either.
+        var output: String { stdout + stderr }
+    }
+
+    /// A new empty directory for one test's files.
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sequencer-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// The `sequencer` executable, built beside the test bundle.
+    static var binary: URL {
+        let products = Bundle.main.bundleURL.deletingLastPathComponent()
+        let beside = products.appendingPathComponent("sequencer")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return Bundle.main.bundleURL.appendingPathComponent("sequencer")
+    }
+
+    /// Writes a file into the directory and returns its path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func read(_ name: String) -> String? { try? String(contentsOfFile: path(name), encoding: .utf8) }
+
+    /// Starts the binary with `arguments` in the directory, without waiting.
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var variables = ProcessInfo.processInfo.environment
+        variables["CI"] = "true"
+        for (name, value) in environment { variables[name] = value }
+        process.environment = variables
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        return (process, stdout, stderr)
+    }
+
+    /// Runs the binary to its end (killing it after `limit`, which fails the test).
+    func run(_ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(60)) async throws -> Result {
+        let (process, stdout, stderr) = try start(arguments, environment: environment)
+        return try await finish(process, stdout, stderr, limit: limit)
+    }
+
+    /// Reads both pipes to the end and waits for the process, killing it after `limit`.
+    func finish(_ process: Process, _ stdout: Pipe, _ stderr: Pipe, limit: Duration = .seconds(60)) async throws -> Result {
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            if process.isRunning {
+                Issue.record("sequencer \(process.arguments ?? []) still ran after \(limit); killed")
+                kill(process.processIdentifier, SIGKILL)
+            }
+        }
+        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
+        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        let (outData, errData) = await (out, err)
+        await Task.detached { process.waitUntilExit() }.value
+        watchdog.cancel()
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Waits (polling, at most `limit`) until `condition` holds; false if it never did.
+    static func eventually(within limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    /// Whether a process with this ID exists (a zombie counts as gone).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return !status.contains(") Z ")
+    }
+}
