@@ -1,0 +1,129 @@
+import Sequencer
+
+/// Works out a ``ChromeTrace``: which track each attempt goes on, and the events.
+struct TraceLayout {
+    /// An attempt with its times in microseconds and where its job is in the file.
+    private struct Slice {
+        var record: AttemptRecord
+        var start: Int64
+        var end: Int64
+        /// The job's position in the file; nil for a job the file does not have.
+        var position: Int?
+        /// The job's lane's position in the file; nil for no (declared) lane.
+        var lane: Int?
+    }
+
+    private let file: WorkflowFile
+    private let report: RunReport
+    private let slices: [Slice]
+    private let critical: [String]
+    /// Each job's position in the file, by name.
+    private let positions: [String: Int]
+    /// Each job's status by name, `unknown` for a job the report does not have.
+    private let statuses: [String: String]
+
+    init(file: WorkflowFile, report: RunReport, attempts: [AttemptRecord]) {
+        self.file = file
+        self.report = report
+        var positions: [String: Int] = [:]
+        for (position, job) in file.jobs.enumerated() where positions[job.name] == nil {
+            positions[job.name] = position
+        }
+        let lanes = file.lanes.map(\.name)
+        self.positions = positions
+        slices = attempts.map { record in
+            let position = positions[record.job]
+            let start = record.startedAt.wholeMicroseconds
+            return Slice(
+                record: record, start: start, end: max(start, record.endedAt.wholeMicroseconds),
+                position: position,
+                lane: position.flatMap { file.jobs[$0].lane }.flatMap { lanes.firstIndex(of: $0) })
+        }.sorted { a, b in
+            (a.start, a.end, a.position ?? Int.max, a.record.job, a.record.attempt)
+                < (b.start, b.end, b.position ?? Int.max, b.record.job, b.record.attempt)
+        }
+        critical = report.criticalPath.map(\.rawValue)
+        var statuses: [String: String] = [:]
+        for name in Set(attempts.map(\.job)).union(critical) {
+            statuses[name] = report.outcome(of: JobID(name))?.status.rawValue ?? "unknown"
+        }
+        self.statuses = statuses
+    }
+
+    func events() -> [TraceEvent] {
+        // Pack each lane's attempts (and the unlaned ones, under nil) onto its own tracks.
+        var packings: [Int?: TrackPacking] = [:]
+        let tracks = slices.map { slice in
+            packings[slice.lane, default: TrackPacking()].place(start: slice.start, end: slice.end)
+        }
+        let criticalSlices = criticalPathSlices()
+
+        // Number the tracks from the top: the critical path, the unlaned jobs, each lane.
+        var names: [String] = []
+        if !criticalSlices.isEmpty { names.append("critical path") }
+        let unlaned = file.lanes.contains { $0.name == "jobs" } ? "unlaned jobs" : "jobs"
+        var firstTid: [Int?: Int] = [:]
+        for lane in [nil] + file.lanes.indices.map(Optional.some) {
+            guard let count = packings[lane]?.ends.count else { continue }
+            firstTid[lane] = names.count + 1
+            let prefix = lane.map { file.lanes[$0].name } ?? unlaned
+            names += (1...count).map { "\(prefix) \($0)" }
+        }
+
+        var events = [TraceEvent.metadata("process_name", tid: 0, args: .init(name: "sequencer: \(file.path)"))]
+        for (index, name) in names.enumerated() {
+            events.append(.metadata("thread_name", tid: index + 1, args: .init(name: name)))
+            events.append(.metadata("thread_sort_index", tid: index + 1, args: .init(sortIndex: index)))
+        }
+        events += criticalSlices
+        let criticalJobs = Set(critical)
+        for (slice, track) in zip(slices, tracks) {
+            let record = slice.record
+            let isCritical = criticalJobs.contains(record.job)
+            var event = TraceEvent.slice(
+                record.job, tid: (firstTid[slice.lane] ?? 1) + track, start: slice.start, end: slice.end,
+                category: "job",
+                args: .init(
+                    job: record.job, attempt: record.attempt, exit: record.exitSummary,
+                    command: slice.position.map { file.jobs[$0].run }, status: statuses[record.job],
+                    critical: isCritical, output: record.outputPath))
+            if isCritical { event.cname = "terrible" }
+            events.append(event)
+        }
+        return events
+    }
+
+    /// One slice per job of the critical path, from its first attempt's start to its last
+    /// attempt's end (the report's times for a job without attempts), on track 1.
+    private func criticalPathSlices() -> [TraceEvent] {
+        var events: [TraceEvent] = []
+        var previousEnd = Int64.min
+        let onPath = Set(critical)
+        let byJob = Dictionary(grouping: slices.filter { onPath.contains($0.record.job) }, by: \.record.job)
+        for name in critical {
+            let attempts = byJob[name] ?? []
+            var span: (start: Int64, end: Int64)
+            if let first = attempts.map(\.start).min(), let last = attempts.map(\.end).max() {
+                span = (first, last)
+            } else if let outcome = report.outcome(of: JobID(name)), let start = outcome.startedAt,
+                      let end = outcome.endedAt {
+                span = (start.wholeMicroseconds, max(start.wholeMicroseconds, end.wholeMicroseconds))
+            } else {
+                continue
+            }
+            // The path's jobs follow one another; keep the track free of overlaps regardless.
+            span.start = max(span.start, previousEnd)
+            span.end = max(span.start, span.end)
+            previousEnd = span.end
+            let position = positions[name]
+            var event = TraceEvent.slice(
+                name, tid: 1, start: span.start, end: span.end, category: "critical",
+                args: .init(
+                    job: name, attempts: attempts.count, command: position.map { file.jobs[$0].run },
+                    status: statuses[name], critical: true))
+            event.cname = "terrible"
+            events.append(event)
+        }
+        return events
+    }
+}
