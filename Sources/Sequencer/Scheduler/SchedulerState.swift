@@ -96,7 +96,8 @@ struct SchedulerState {
     var dynamic = DynamicJobs()
     var groups: [Int32: ChildGroup] = [:]
     /// Waits of parents whose children ended, waiting for the parent's worker and lane slots:
-    /// the parent's slot (-1 when it was abandoned), and whether it holds a lane reservation.
+    /// the parent's slot (-1 for a wait that resumes without them: another wait of its body is
+    /// pending, or the parent was abandoned), and whether it holds a lane reservation.
     var resumable: [(slot: Int, continuation: CheckedContinuation<Void, Never>, reserved: Bool)] = []
     /// Per lane, the parents about to resume that need a slot in it (admission leaves it to them).
     var laneReserved: [Int]
