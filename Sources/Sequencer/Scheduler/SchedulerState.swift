@@ -195,21 +195,21 @@ struct SchedulerState {
     mutating func next(forSlot slot: Int, into actions: inout Actions) -> Next {
         var next = Next.exit
         if isFinished {
-            finishRun(into: &actions)
             _ = retire(slot: slot)
         } else if workerRetiring[slot] || !resumable.isEmpty {
             // A parent waiting to resume takes this worker's place.
             _ = retire(slot: slot)
         } else if let job = takeReady(slot: slot) {
             next = .run(job)
-        } else if isFinished {
-            // Taking jobs ended the run: they shared a finished coalesced result.
-            finishRun(into: &actions)
-            _ = retire(slot: slot)
-        } else {
+        } else if !isFinished {
             next = .park
+        } else {
+            _ = retire(slot: slot)
         }
         dispatch(into: &actions)
+        // Taking jobs, here or in `dispatch` (for a new worker when this one retires), can end
+        // the run: the jobs taken shared a finished coalesced result.
+        if isFinished { finishRun(into: &actions) }
         return next
     }
 
