@@ -34,7 +34,9 @@ import Testing
 ///
 /// The sweep found four bugs, reduced to the tests at the end of the suite (their comments say
 /// what used to go wrong); they are fixed, and ``Scenario/avoidKnownBugs`` is off, so the sweep
-/// covers those cases too.
+/// covers those cases too. A fifth, a rare hang (a second concurrent wait beginning while the
+/// first waits for a worker to take the parent's slot back), is reduced in `ChildWaitSlotTests`,
+/// which reads the scheduler's state to order the waits.
 ///
 /// A failure names its seed; `invariantsHoldOnRandomWorkflowsWithChildren(seed:)` with that seed
 /// reproduces the workflow (the interleaving may differ from run to run).

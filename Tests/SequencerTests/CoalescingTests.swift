@@ -172,4 +172,29 @@ struct CoalescingTests {
         #expect(report.outcome(of: "screen/fetch-again")?.attempts == 0)
         #expect(report.outcome(of: "screen/fetch-again")?.parent == "screen")
     }
+
+    /// Reduced from `ChildPropertyTests` seed 2962 (outside the sweep's 200 seeds). A worker
+    /// whose job was cancelled retires when the job ends, and `dispatch` takes the next job for
+    /// a new worker. When the last jobs all share a finished leader's result, taking them ends
+    /// the run; `next(forSlot:)` checked for that only after its own `takeReady`, not after
+    /// `dispatch`, so the run never reported.
+    @Test(arguments: 0..<10)
+    func aRunEndedByTakingJobsThatShareAFinishedResultReports(repetition: Int) async throws {
+        let gate = Gate()
+        var workflow = Workflow()
+        try workflow.add("leader", priority: .userInitiated, coalesce: "k") { _ in 1 }
+        try workflow.add("cancelled") { ctx in
+            await gate.wait()
+            try ctx.checkCancellation()
+        }
+        let joiner = try workflow.add("joiner", priority: .background, coalesce: "k") { _ in 2 }
+        var (run, events) = try EventLog.start(workflow, RunOptions(maxConcurrency: 1))
+        await events.wait(for: .started("cancelled"))  // the leader has ended; the joiner is queued
+        run.cancel("cancelled")
+        gate.open()
+        let report = try #require(await BoundedWait.report(run), "the run never reports")
+        #expect(report.outcome(of: "cancelled")?.status == .cancelled)
+        #expect(report.value(of: joiner) == 1)
+        #expect(report.outcome(of: "joiner")?.attempts == 0)
+    }
 }

@@ -108,7 +108,10 @@ extension SchedulerState {
     /// worker slot and its lane slot, and `continuation` is resumed when the children ended and
     /// both slots are free again. A body may wait in several places at once (`async let`, a task
     /// group): the slots are given up at the first wait and taken back when the last pending wait
-    /// resumes (see ``childEnded(_:)``).
+    /// resumes (see ``childEnded(_:)``). A wait that begins while an earlier one is queued to
+    /// take the slots back (in `resumable`, waiting for a free worker or lane slot) becomes the
+    /// last pending wait: the earlier one resumes at once without the slots, and this one takes
+    /// them back when it resumes.
     mutating func waitForChildren(
         of parent: Int32, target: Int32, _ continuation: CheckedContinuation<Void, Never>, into actions: inout Actions
     ) -> Bool {
@@ -119,6 +122,16 @@ extension SchedulerState {
             workerSuspended[slot] = true
             liveWorkers -= 1
             releaseLane(of: parent)
+        } else if let queued = resumable.firstIndex(where: { $0.slot == slot }) {
+            // The body still waits here: taking the slots back now would hold a worker (and a
+            // lane slot) while this wait's child may need it. The lane's place held for the
+            // parent goes to the jobs waiting for it.
+            let lane = jobs[Int(parent)].lane
+            if resumable[queued].reserved, lane >= 0 {
+                reserveLane(for: parent, by: -1)
+                admit(lane: Int(lane))
+            }
+            resumable[queued] = (-1, resumable[queued].continuation, false)
         }
         dispatch(into: &actions)
         return false

@@ -96,7 +96,8 @@ struct SchedulerState {
     var dynamic = DynamicJobs()
     var groups: [Int32: ChildGroup] = [:]
     /// Waits of parents whose children ended, waiting for the parent's worker and lane slots:
-    /// the parent's slot (-1 when it was abandoned), and whether it holds a lane reservation.
+    /// the parent's slot (-1 for a wait that resumes without them: another wait of its body is
+    /// pending, or the parent was abandoned), and whether it holds a lane reservation.
     var resumable: [(slot: Int, continuation: CheckedContinuation<Void, Never>, reserved: Bool)] = []
     /// Per lane, the parents about to resume that need a slot in it (admission leaves it to them).
     var laneReserved: [Int]
@@ -194,21 +195,21 @@ struct SchedulerState {
     mutating func next(forSlot slot: Int, into actions: inout Actions) -> Next {
         var next = Next.exit
         if isFinished {
-            finishRun(into: &actions)
             _ = retire(slot: slot)
         } else if workerRetiring[slot] || !resumable.isEmpty {
             // A parent waiting to resume takes this worker's place.
             _ = retire(slot: slot)
         } else if let job = takeReady(slot: slot) {
             next = .run(job)
-        } else if isFinished {
-            // Taking jobs ended the run: they shared a finished coalesced result.
-            finishRun(into: &actions)
-            _ = retire(slot: slot)
-        } else {
+        } else if !isFinished {
             next = .park
+        } else {
+            _ = retire(slot: slot)
         }
         dispatch(into: &actions)
+        // Taking jobs, here or in `dispatch` (for a new worker when this one retires), can end
+        // the run: the jobs taken shared a finished coalesced result.
+        if isFinished { finishRun(into: &actions) }
         return next
     }
 
