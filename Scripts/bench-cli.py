@@ -114,6 +114,7 @@ def main():
         subprocess.run(["swift", "build", "-c", "release", "--product", "sequencer"], cwd=root, check=True,
                        stdout=subprocess.DEVNULL)
         binary = os.path.join(root, ".build", "release", "sequencer")
+    binary = os.path.abspath(binary)
     have_ninja = ensure_ninja()
 
     directory = tempfile.mkdtemp(prefix="sequencer-bench-")

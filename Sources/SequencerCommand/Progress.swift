@@ -10,20 +10,35 @@ final class Progress: Sendable {
         var finished = 0
         var running: [JobID: ContinuousClock.Instant] = [:]
         var runningOrder: [JobID] = []
+        var attempts: [String: [AttemptRecord]] = [:]
     }
 
     private let console: Console
-    private let shell: ShellWorkflow
+    private let file: WorkflowFile
+    private let jobs: [String: WorkflowFile.Job]
     private let verbose: Bool
-    private let total: Int
     private let started = ContinuousClock.now
     private let state = Mutex(State())
 
-    init(console: Console, shell: ShellWorkflow, verbose: Bool) {
+    init(console: Console, file: WorkflowFile, verbose: Bool) {
         self.console = console
-        self.shell = shell
+        self.file = file
         self.verbose = verbose
-        total = shell.file.jobs.count
+        jobs = Dictionary(file.jobs.map { ($0.name, $0) }) { first, _ in first }
+    }
+
+    private var total: Int { file.jobs.count }
+
+    /// Records an attempt as it ends, and says so when a failed attempt will be retried.
+    func attemptEnded(_ record: AttemptRecord) {
+        let finished = state.withLock { state in
+            state.attempts[record.job, default: []].append(record)
+            return state.finished
+        }
+        let failed = record.exit.map { !$0.succeeded } ?? true
+        guard failed, !Task.isCancelled, let job = jobs[record.job], record.attempt < job.retry.maxAttempts else { return }
+        console.line("[\(finished)/\(total)] \(record.job): attempt \(record.attempt) of \(job.retry.maxAttempts) failed "
+                     + "(\(describe(record))); retrying")
     }
 
     /// Reads events until the run finishes, redrawing the status line at most 20 times a second.
@@ -61,18 +76,19 @@ final class Progress: Sendable {
         let elapsed = began.map { seconds(.now - $0) }
         let prefix = "[\(count)/\(total)]"
         let name = id.rawValue
-        let attempts = shell.log.attempts(of: name)
+        let attempts = state.withLock { $0.attempts[name] ?? [] }
         switch status {
         case .succeeded:
             guard verbose || !console.isLive else { return }
-            console.line("\(prefix) done \(name)" + (elapsed.map { " (\($0))" } ?? ""))
+            let retried = attempts.count > 1 ? ", \(attempts.count) attempts" : ""
+            console.line("\(prefix) done \(name)" + (elapsed.map { " (\($0)\(retried))" } ?? ""))
             if verbose, let last = attempts.last { printOutput(of: last, limit: 64 * 1024) }
         case .failed:
             let reason = attempts.last.map(describe) ?? "failed"
             console.line("\(prefix) FAILED \(name) (\(reason)" + (elapsed.map { ", \($0)" } ?? "") + ")")
             printDetails(of: name, attempts: attempts)
         case .timedOut:
-            let limit = shell.file.job(named: name)?.timeout.map { " after \(seconds($0))" } ?? ""
+            let limit = jobs[name]?.timeout.map { " after \(seconds($0))" } ?? ""
             console.line("\(prefix) TIMED OUT \(name)\(limit)")
             printDetails(of: name, attempts: attempts)
         case .cancelled:
@@ -84,7 +100,7 @@ final class Progress: Sendable {
 
     /// The command, how each failed attempt ended, and the last attempt's output.
     private func printDetails(of name: String, attempts: [AttemptRecord]) {
-        if let command = shell.file.job(named: name)?.run {
+        if let command = jobs[name]?.run {
             console.line("$ " + command.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  "))
         }
         if attempts.count > 1 {

@@ -58,17 +58,19 @@ struct RunCommand: AsyncParsableCommand {
         let outputDirectory = try makeOutputDirectory(beside: workflowFile)
         let grace = try duration(gracePeriod, option: "--grace-period")
         let runner = ProcessRunner(terminationGrace: grace)
+        let progressDescriptor = json ? STDERR_FILENO : STDOUT_FILENO
+        let console = Console(descriptor: progressDescriptor, isLive: Console.isTerminal(progressDescriptor))
+        let progress = Progress(console: console, file: workflowFile, verbose: verbose)
         let shell: ShellWorkflow
         do {
-            shell = try ShellWorkflow(file: workflowFile, runner: runner, outputDirectory: outputDirectory)
+            shell = try ShellWorkflow(
+                file: workflowFile, runner: runner, outputDirectory: outputDirectory,
+                log: AttemptLog(onAppend: progress.attemptEnded))
         } catch {
             printError(error.description)
             throw ExitCode(ExitStatus.invalid)
         }
 
-        let progressDescriptor = json ? STDERR_FILENO : STDOUT_FILENO
-        let console = Console(descriptor: progressDescriptor, isLive: Console.isTerminal(progressDescriptor))
-        let progress = Progress(console: console, shell: shell, verbose: verbose)
         let (events, continuation) = AsyncStream.makeStream(of: RunEvent.self)
         let options = RunOptions(
             maxConcurrency: jobs, deadline: try deadline.map { try duration($0, option: "--deadline") },
@@ -76,6 +78,10 @@ struct RunCommand: AsyncParsableCommand {
             // Longer than the runner's SIGTERM-to-SIGKILL wait, so a stopped job's process has
             // always been killed and reaped before the job ends.
             gracePeriod: grace + .seconds(5))
+        log.debug("starting", metadata: [
+            "file": "\(file.file)", "jobs": "\(workflowFile.jobs.count)", "concurrency": "\(jobs)",
+            "output": "\(outputDirectory)", "deadline": "\(deadline ?? "none")", "keepGoing": "\(keepGoing)",
+        ])
         let run: Run
         do {
             run = try shell.workflow.start(options)
@@ -92,11 +98,16 @@ struct RunCommand: AsyncParsableCommand {
         await progress.follow(events)
         let report = await run.report()
         interrupts.stop()
+        log.debug("finished", metadata: ["status": "\(report.status)", "duration": "\(report.duration)"])
 
         let summary = RunSummary(report: report, shell: shell, interrupted: interrupts.happened)
         summary.print(to: console)
         if let trace { try writeTrace(to: trace, report: report, shell: shell) }
-        if json { write("{}\n", to: STDOUT_FILENO) }
+        if json {
+            let document = ReportDocument(
+                file: shell.file, report: report, attempts: shell.log.all, interrupted: interrupts.happened)
+            write(document.json() + "\n", to: STDOUT_FILENO)
+        }
         if interrupts.happened { throw ExitCode(ExitStatus.interrupted) }
         if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
     }
@@ -112,14 +123,20 @@ struct RunCommand: AsyncParsableCommand {
             return directory
         } catch {
             let fallback = NSTemporaryDirectory() + "sequencer-output-\(getpid())"
-            printError("warning: cannot write \(directory) (\(error.localizedDescription)); output goes to \(fallback)")
+            log.warning("cannot write \(directory) (\(error.localizedDescription)); output goes to \(fallback)")
             try files.createDirectory(atPath: fallback, withIntermediateDirectories: true)
             return fallback
         }
     }
 
     private func writeTrace(to path: String, report: RunReport, shell: ShellWorkflow) throws {
-        _ = (path, report, shell)
+        let trace = ChromeTrace(file: shell.file, report: report, attempts: shell.log.all)
+        do {
+            try trace.json().write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
+            throw ExitCode(ExitStatus.failed)
+        }
     }
 }
 

@@ -26,14 +26,20 @@ public final class AttemptLog: Sendable {
     }
 
     private let records = Mutex(Records())
+    private let onAppend: (@Sendable (AttemptRecord) -> Void)?
 
-    public init() {}
+    /// - Parameter onAppend: called as each attempt ends (on the job's task, after the record
+    ///   is stored), for example to print retries.
+    public init(onAppend: (@Sendable (AttemptRecord) -> Void)? = nil) {
+        self.onAppend = onAppend
+    }
 
     func append(_ record: AttemptRecord) {
         records.withLock {
             $0.byJob[record.job, default: []].append($0.inOrder.count)
             $0.inOrder.append(record)
         }
+        onAppend?(record)
     }
 
     /// Every attempt so far, in the order they ended.

@@ -16,7 +16,7 @@ public struct ShellWorkflow: Sendable {
     /// never placed after one that needs it.
     public let workflow: Workflow
     /// Every attempt of every job, as it ends.
-    public let log = AttemptLog()
+    public let log: AttemptLog
     /// Where each job's output goes: see ``outputPath(of:attempt:)``.
     public let outputDirectory: String
     /// The file names of the jobs' output, by job name.
@@ -26,16 +26,18 @@ public struct ShellWorkflow: Sendable {
     ///   - file: a checked workflow file.
     ///   - runner: starts the processes.
     ///   - outputDirectory: an existing directory for the jobs' output files.
+    ///   - log: where each attempt is recorded as it ends.
     ///   - environment: the variables every job starts with (by default, this process's);
     ///     the file's `env` and then the job's `env` are added to them, and `SEQUENCER_JOB`
     ///     (the job's name) and `SEQUENCER_ATTEMPT` (1, 2, …).
     /// - Throws: ``WorkflowFileError`` if the library rejects the jobs (which a checked file
     ///   does not cause).
     public init(
-        file: WorkflowFile, runner: ProcessRunner, outputDirectory: String,
+        file: WorkflowFile, runner: ProcessRunner, outputDirectory: String, log: AttemptLog = AttemptLog(),
         environment: [String: String]? = nil
     ) throws(WorkflowFileError) {
         self.file = file
+        self.log = log
         self.outputDirectory = outputDirectory
         var names: [String: String] = [:]
         for (index, job) in file.jobs.enumerated() { names[job.name] = Self.fileName(for: job.name, index: index) }
