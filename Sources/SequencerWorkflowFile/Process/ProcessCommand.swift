@@ -1,0 +1,28 @@
+/// A program to run: argv, environment and working directory.
+///
+/// ```swift
+/// let command = ProcessCommand(
+///     arguments: ["swift", "build"], environment: ["PATH": "/usr/bin:/bin"], directory: "/src/app")
+/// ```
+public struct ProcessCommand: Sendable, Hashable {
+    /// The program and its arguments. `arguments[0]` is a path when it contains a `/`
+    /// (a relative one is taken from ``directory``), else a name looked up on the `PATH`
+    /// of ``environment`` (not this process's `PATH`).
+    public var arguments: [String]
+    /// The child's whole environment: nothing of this process's environment is added.
+    public var environment: [String: String]
+    /// The child's working directory; a relative one is taken from this process's working directory.
+    public var directory: String
+
+    /// Creates a command.
+    ///
+    /// - Parameters:
+    ///   - arguments: The program and its arguments; `arguments[0]` is the program.
+    ///   - environment: The child's whole environment.
+    ///   - directory: The child's working directory.
+    public init(arguments: [String], environment: [String: String], directory: String) {
+        self.arguments = arguments
+        self.environment = environment
+        self.directory = directory
+    }
+}
