@@ -49,7 +49,7 @@ let testPath = "/usr/bin:/bin"
 /// Polls `condition` every 10 ms until it holds or `seconds` have passed.
 ///
 /// - Returns: Whether it held.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -86,7 +86,7 @@ struct CLI {
     }
 
     /// Waits (polling, at most `limit`) until `condition` holds; false if it never did.
-    static func eventually(within limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    static func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
         let end = ContinuousClock.now + limit
         while ContinuousClock.now < end {
             if condition() { return true }
