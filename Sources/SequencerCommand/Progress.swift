@@ -38,7 +38,7 @@ final class Progress: Sendable {
         let failed = record.exit.map { !$0.succeeded } ?? true
         guard failed, !Task.isCancelled, let job = jobs[record.job], record.attempt < job.retry.maxAttempts else { return }
         console.line("[\(finished)/\(total)] \(record.job): attempt \(record.attempt) of \(job.retry.maxAttempts) failed "
-                     + "(\(describe(record))); retrying")
+                     + "(\(record.exitSummary)); retrying")
     }
 
     /// Reads events until the run finishes, redrawing the status line at most 20 times a second.
@@ -84,7 +84,7 @@ final class Progress: Sendable {
             console.line("\(prefix) done \(name)" + (elapsed.map { " (\($0)\(retried))" } ?? ""))
             if verbose, let last = attempts.last { printOutput(of: last, limit: 64 * 1024) }
         case .failed:
-            let reason = attempts.last.map(describe) ?? "failed"
+            let reason = attempts.last?.exitSummary ?? "failed"
             console.line("\(prefix) FAILED \(name) (\(reason)" + (elapsed.map { ", \($0)" } ?? "") + ")")
             printDetails(of: name, attempts: attempts)
         case .timedOut:
@@ -104,7 +104,7 @@ final class Progress: Sendable {
             console.line("$ " + command.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  "))
         }
         if attempts.count > 1 {
-            console.line("  \(attempts.count) attempts: " + attempts.map(describe).joined(separator: ", "))
+            console.line("  \(attempts.count) attempts: " + attempts.map(\.exitSummary).joined(separator: ", "))
         }
         if let last = attempts.last { printOutput(of: last, limit: 16 * 1024) }
     }
@@ -124,9 +124,6 @@ final class Progress: Sendable {
         console.line(text)
     }
 
-    private func describe(_ attempt: AttemptRecord) -> String {
-        attempt.exit.map { "\($0)" } ?? attempt.startError ?? "did not start"
-    }
 
     /// `[12/40] 3.2s running: fetch-config, compile-main.c, +3 more`
     private func statusLine() -> String {
