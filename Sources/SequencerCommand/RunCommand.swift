@@ -18,7 +18,10 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var file: FileArgument
 
-    @Option(name: [.short, .long], help: "The most jobs running at once (default: the number of cores).")
+    @Argument(help: ArgumentHelp("Run only these jobs, and the jobs they need (default: every job).", valueName: "job"))
+    var only: [String] = []
+
+    @Option(name: [.short, .long], help: "The most jobs running at once; the default is the number of cores.")
     var jobs: Int = RunOptions.activeProcessorCount
 
     @Flag(name: [.short, .long], help: "Keep starting jobs that do not depend on a failed one.")
@@ -54,7 +57,13 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let workflowFile = try loadOrExit(file.file)
+        let workflowFile: WorkflowFile
+        do {
+            workflowFile = try loadOrExit(file.file).selecting(only)
+        } catch let error as JobSelectionError {
+            printError("error: " + error.description.replacingOccurrences(of: "\n", with: "\nerror: "))
+            throw ExitCode(ExitStatus.invalid)
+        }
         let outputDirectory = try makeOutputDirectory(beside: workflowFile)
         let grace = try duration(gracePeriod, option: "--grace-period")
         let runner = ProcessRunner(terminationGrace: grace)

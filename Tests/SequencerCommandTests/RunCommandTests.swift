@@ -158,3 +158,56 @@ struct RunCommandTests {
         #expect(result.stdout.contains("no-such-program-anywhere"))
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct LiveProgressTests {
+    /// On a terminal (here a pseudo-terminal made by `script`), the status line is redrawn in
+    /// place and successful jobs get no line of their own.
+    @Test func aTerminalGetsAStatusLineRedrawnInPlace() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let cli = try CLI()
+        try cli.write("sequencer.yml", "jobs:\n  a: sleep 0.3\n  b: { needs: [a], run: sleep 0.3 }\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "'\(CLI.binary.path)' run", "/dev/null"]
+        process.currentDirectoryURL = cli.directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["CI"] = nil
+        environment["TERM"] = "xterm"
+        process.environment = environment
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let result = try await cli.finish(process, stdout, stderr)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("\r\u{1B}[K[0/2]"), "\(result.stdout.debugDescription)")
+        #expect(result.stdout.contains("running: a"))
+        #expect(!result.stdout.contains("done a"))
+        #expect(result.stdout.contains("succeeded: 2 jobs"))
+    }
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct JobSelectionTests {
+    @Test func namedJobsRunWithWhatTheyNeedAndNothingElse() async throws {
+        let cli = try CLI()
+        try cli.write("build.yml", """
+            jobs:
+              base: touch base
+              left: { needs: [base], run: touch left }
+              right: { needs: [base], run: touch right }
+              top: { needs: [left], run: touch top }
+            """)
+        let result = try await cli.run(["run", "build.yml", "top"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("[3/3]"))
+        for name in ["base", "left", "top"] { #expect(FileManager.default.fileExists(atPath: cli.path(name))) }
+        #expect(!FileManager.default.fileExists(atPath: cli.path("right")))
+
+        let unknown = try await cli.run(["run", "build.yml", "rigth"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("no job named 'rigth' in build.yml; did you mean 'right'?"))
+    }
+}
