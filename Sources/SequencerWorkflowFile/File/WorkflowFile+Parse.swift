@@ -41,8 +41,10 @@ extension WorkflowFile {
     /// - Throws: ``WorkflowFileError`` with every problem found, in file order.
     public static func parse(_ text: String, path: String) throws(WorkflowFileError) -> WorkflowFile {
         let directory = (path as NSString).deletingLastPathComponent
-        let composed = compose(text)
-        var reader = NodeReader(file: path, repeatedKeys: composed.repeatedKeys)
+        let source = SourceText(text)
+        let composed = compose(source)
+        var reader = NodeReader(file: path, source: source, repeatedKeys: composed.repeatedKeys,
+                                brokenAliases: composed.brokenAliases)
         for problem in composed.problems {
             reader.error(problem.message, at: problem.location)
         }
@@ -57,129 +59,209 @@ extension WorkflowFile {
         return file
     }
 
-    /// The YAML tree of a file. Yams stops at a mapping's first repeated key and reports where
-    /// the key first appeared; to go on and report every problem, the repeat is found in the text
-    /// and renamed to a word no file contains (as many characters, so every position stays),
-    /// and the text is composed again. The decoder reports the renamed keys where they are.
-    static func compose(_ text: String) -> (root: Node?, repeatedKeys: [SourceLocation: String], problems: [(location: SourceLocation, message: String)]) {
-        var text = text
+    /// A file's YAML tree, the keys renamed because they repeat, and the problems found on the way.
+    struct Composed {
+        /// The document; nil if the file is empty or cannot be read as YAML.
+        var root: Node?
+        /// The original text of every renamed repeated key, by its position.
         var repeatedKeys: [SourceLocation: String] = [:]
-        var lines: [[Character]]?
+        var problems: [(location: SourceLocation, message: String)] = []
+        /// Aliases that could not be resolved (and were reported): their values are passed over.
+        var brokenAliases: Set<SourceLocation> = []
+    }
+
+    /// The YAML tree of a file.
+    ///
+    /// Yams stops at a mapping's first repeated key and reports where the key first appeared; to
+    /// go on and report every problem, the repeat is found in the text and renamed to a word no
+    /// file contains (as many Unicode scalars, so every position stays), and the text is
+    /// composed again. The decoder reports the renamed keys where they are.
+    ///
+    /// Aliases are not left to Yams, which expands them in place with the anchor's positions and
+    /// hashes keys whole (an alias of nested aliases used as a key takes exponential time): each
+    /// `*` that could start an alias is first replaced by a marker, so Yams reads every alias as
+    /// a plain word at its own position, and ``resolveAliases(_:marker:budget:)`` puts the
+    /// anchored values back.
+    static func compose(_ original: SourceText) -> Composed {
+        var source = original
+        let marker = aliasMarker(avoiding: original)
+        let replacedAliases = neutralizeAliases(in: &source, marker: marker)
+        var composed = Composed()
+        var utf8Count = 0
         while true {
+            let text = source.text
+            utf8Count = text.utf8.count
             do {
-                let root = try Parser(yaml: text, resolver: .basic).singleRoot()
-                return (root, repeatedKeys, [])
-            } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
-                let key = duplicates.sorted().first ?? ""
-                let first = SourceLocation(line: context.mark.line, column: context.mark.column)
-                let allLines = lines ?? text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
-                    .map(Array.init)
-                guard repeatedKeys.count < 1000,
-                      let repeated = findRepeat(of: key, after: first, in: allLines) else {
-                    return (nil, repeatedKeys, [(first, "duplicate key '\(key)' in this mapping")])
+                let parser = try Parser(yaml: text, resolver: .basic, encoding: .utf8)
+                guard let root = try parser.singleRoot() else { return composed }
+                guard replacedAliases else {
+                    composed.root = root
+                    return composed
                 }
-                var changed = allLines
-                let filler = placeholder(length: repeated.length, serial: repeatedKeys.count)
-                changed[repeated.location.line - 1].replaceSubrange(
-                    repeated.textStart..<(repeated.textStart + repeated.length), with: filler)
-                repeatedKeys[repeated.location] = key
-                lines = changed
-                text = changed.map { String($0) }.joined(separator: "\n")
+                // Anchors are held weakly by nodes and strongly by the parser, which must live on.
+                let resolved = withExtendedLifetime(parser) {
+                    resolveAliases(root, marker: marker, budget: 1_000_000 + 4 * utf8Count)
+                }
+                composed.root = resolved.root
+                composed.problems += resolved.problems
+                composed.brokenAliases = resolved.broken
+                return composed
+            } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
+                // Yams names the duplicated keys in the order of its sort; the mark is the first's.
+                let key = duplicates.first ?? ""
+                let shown = restoringAliasMarker(marker, in: key)
+                let first = SourceLocation(line: context.mark.line, column: context.mark.column)
+                guard composed.repeatedKeys.count < 1000,
+                      let repeated = findRepeat(of: key, after: first, in: source) else {
+                    let message = key == "<uncovertable>"
+                        ? "a key appears twice in this mapping"
+                        : "duplicate key '\(shown)' in this mapping"
+                    composed.problems.append((first, message + "; remove or rename one of them"))
+                    return composed
+                }
+                let filler = placeholder(length: repeated.length, serial: composed.repeatedKeys.count)
+                source.replace(line: repeated.location.line, column: repeated.textColumn,
+                               count: repeated.length, with: filler)
+                composed.repeatedKeys[repeated.location] = shown
             } catch let error as YamlError {
-                return (nil, repeatedKeys, [syntaxProblem(error, in: text)])
+                composed.problems.append(syntaxProblem(error, in: text, source: source, original: original))
+                return composed
             } catch {
-                return (nil, repeatedKeys, [(SourceLocation(line: 1, column: 1), "\(error)")])
+                composed.problems.append((SourceLocation(line: 1, column: 1), "cannot read the file as YAML: \(error)"))
+                return composed
             }
         }
     }
 
     /// Where `key` appears again in the mapping whose key at `first` it repeats: a later line
-    /// of a block mapping, with the key at the same indentation; or later on the same line in a
-    /// flow mapping (`{a: 1, a: 2}`).
-    static func findRepeat(of key: String, after first: SourceLocation, in lines: [[Character]])
-        -> (location: SourceLocation, textStart: Int, length: Int)?
+    /// of a block mapping, with the key at the same indentation; or later in a flow mapping
+    /// (`{a: 1, a: 2}`), at the same depth of braces. Keys compare as Swift strings do (a
+    /// precomposed `é` is the same key as `e` and a combining accent), as Yams compares them.
+    ///
+    /// - Returns: the position of the repeated key (of its opening quote if it is quoted), the
+    ///   column its text starts at, and the length of its text, in Unicode scalars; nil if it
+    ///   cannot be found.
+    static func findRepeat(of key: String, after first: SourceLocation, in source: SourceText)
+        -> (location: SourceLocation, textColumn: Int, length: Int)?
     {
-        let keyCharacters = Array(key)
-        guard first.line >= 1, first.line <= lines.count, !keyCharacters.isEmpty else { return nil }
+        guard !key.isEmpty, let firstLine = source.line(first.line), first.column >= 1,
+              first.column <= firstLine.count else { return nil }
+        let prefix = firstLine[..<(first.column - 1)]
+        if prefix.contains("{") || prefix.contains(",") {
+            return findRepeatInFlow(of: key, after: first, in: source)
+                ?? findRepeatInBlock(of: key, after: first, in: source)
+        }
+        return findRepeatInBlock(of: key, after: first, in: source)
+            ?? findRepeatInFlow(of: key, after: first, in: source)
+    }
+
+    /// A later key of the same block mapping: at the first key's indentation, before any line
+    /// indented less.
+    private static func findRepeatInBlock(of key: String, after first: SourceLocation, in source: SourceText)
+        -> (location: SourceLocation, textColumn: Int, length: Int)?
+    {
         let indent = first.column - 1
-
-        func keyMatch(_ line: [Character], at start: Int) -> (textStart: Int, length: Int)? {
-            for quote in [nil, Character("\""), Character("'")] {
-                let textStart = quote == nil ? start : start + 1
-                let end = textStart + keyCharacters.count
-                guard end <= line.count, Array(line[textStart..<end]) == keyCharacters else { continue }
-                var after = end
-                if let quote {
-                    guard after < line.count, line[after] == quote else { continue }
-                    after += 1
-                }
-                while after < line.count, line[after] == " " { after += 1 }
-                if after < line.count, line[after] == ":",
-                   after + 1 == line.count || line[after + 1] == " " || line[after + 1] == "\t" {
-                    return (textStart, keyCharacters.count)
-                }
-            }
-            return nil
-        }
-
-        // Flow mapping: later keys on the same line (or, rarely, the lines after).
-        let firstLine = lines[first.line - 1]
-        if firstLine.prefix(indent).contains("{") || firstLine.prefix(indent).contains(",") {
-            for lineIndex in (first.line - 1)..<lines.count {
-                let line = lines[lineIndex]
-                let from = lineIndex == first.line - 1 ? indent + 1 : 0
-                guard from < line.count else { continue }
-                for start in from..<line.count where start == 0 || " {,".contains(line[start - 1]) {
-                    if let match = keyMatch(line, at: start) {
-                        return (SourceLocation(line: lineIndex + 1, column: start + 1), match.textStart, match.length)
-                    }
-                }
-            }
-            return nil
-        }
-
-        for lineIndex in first.line..<lines.count {
-            let line = lines[lineIndex]
-            guard let content = line.firstIndex(where: { $0 != " " }), line[content] != "#" else { continue }
+        for lineNumber in (first.line + 1)..<(source.lines.count + 1) {
+            guard let line = source.line(lineNumber),
+                  let content = line.firstIndex(where: { $0 != " " }), line[content] != "#" else { continue }
             if content < indent { return nil }
-            if content == indent, let match = keyMatch(line, at: indent) {
-                return (SourceLocation(line: lineIndex + 1, column: indent + 1), match.textStart, match.length)
+            if content == indent, let match = keyMatch(key, in: line, at: indent) {
+                return (SourceLocation(line: lineNumber, column: indent + 1), match.textStart + 1, match.length)
             }
         }
         return nil
     }
 
-    /// `length` characters from Unicode's private use area, different for each serial number.
-    private static func placeholder(length: Int, serial: Int) -> [Character] {
+    /// A later key of the same flow mapping: after a comma at the first key's depth of brackets,
+    /// skipping quoted text and comments; nil once the mapping closes.
+    private static func findRepeatInFlow(of key: String, after first: SourceLocation, in source: SourceText)
+        -> (location: SourceLocation, textColumn: Int, length: Int)?
+    {
+        var depth = 0
+        var quote: Unicode.Scalar?
+        var expectKey = false
+        for lineNumber in first.line..<(source.lines.count + 1) {
+            guard let line = source.line(lineNumber) else { return nil }
+            var index = lineNumber == first.line ? first.column - 1 : 0
+            while index < line.count {
+                let scalar = line[index]
+                if let open = quote {
+                    if open == "\"", scalar == "\\" { index += 2; continue }
+                    if scalar == open {
+                        if open == "'", index + 1 < line.count, line[index + 1] == "'" { index += 2; continue }
+                        quote = nil
+                    }
+                    index += 1
+                    continue
+                }
+                if expectKey, depth == 0, scalar != " ", scalar != "\t" {
+                    expectKey = false
+                    if let match = keyMatch(key, in: line, at: index) {
+                        return (SourceLocation(line: lineNumber, column: index + 1), match.textStart + 1, match.length)
+                    }
+                }
+                switch scalar {
+                case "\"", "'": quote = scalar
+                case "{", "[": depth += 1
+                case "}", "]":
+                    depth -= 1
+                    if depth < 0 { return nil }
+                case ",": expectKey = depth == 0
+                case "#" where index == 0 || line[index - 1] == " " || line[index - 1] == "\t":
+                    index = line.count
+                    continue
+                default: break
+                }
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// Whether `line` has the key `key` at `start` (plain or quoted, then `:` and a space, a tab,
+    /// or the end of the line): where its text starts and its length, in scalars.
+    private static func keyMatch(_ key: String, in line: [Unicode.Scalar], at start: Int) -> (textStart: Int, length: Int)? {
+        guard start < line.count else { return nil }
+        var textStart = start, textEnd: Int, after: Int
+        let first = line[start]
+        if first == "\"" || first == "'" {
+            textStart = start + 1
+            var index = textStart
+            while index < line.count, line[index] != first {
+                index += first == "\"" && line[index] == "\\" ? 2 : 1
+            }
+            guard index < line.count else { return nil }
+            textEnd = index
+            after = index + 1
+            while after < line.count, line[after] == " " || line[after] == "\t" { after += 1 }
+            guard after < line.count, line[after] == ":" else { return nil }
+        } else {
+            var index = start
+            while index < line.count,
+                  !(line[index] == ":" && (index + 1 == line.count || line[index + 1] == " " || line[index + 1] == "\t")) {
+                index += 1
+            }
+            guard index < line.count else { return nil }
+            after = index
+            textEnd = index
+            while textEnd > start, line[textEnd - 1] == " " || line[textEnd - 1] == "\t" { textEnd -= 1 }
+        }
+        guard after + 1 == line.count || line[after + 1] == " " || line[after + 1] == "\t" || line[after + 1] == "," else {
+            return nil
+        }
+        guard textEnd > textStart else { return nil }
+        var text = String.UnicodeScalarView()
+        text.append(contentsOf: line[textStart..<textEnd])
+        return String(text) == key ? (textStart, textEnd - textStart) : nil
+    }
+
+    /// `length` scalars from Unicode's private use area, different for each serial number.
+    private static func placeholder(length: Int, serial: Int) -> [Unicode.Scalar] {
         var rest = serial
         return (0..<length).map { _ in
             let digit = rest % 6000
             rest /= 6000
-            return Character(Unicode.Scalar(0xE000 + UInt32(digit)) ?? "_")
+            return Unicode.Scalar(0xE000 + UInt32(digit)) ?? "_"
         }
-    }
-
-    private static func syntaxProblem(_ error: YamlError, in text: String) -> (location: SourceLocation, message: String) {
-        switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
-             let .composer(context, problem, mark, _):
-            let location = SourceLocation(line: mark.line, column: mark.column)
-            guard let context else { return (location, "YAML: \(problem)") }
-            return (location, "YAML: \(problem) \(context.text) (at line \(context.mark.line), column \(context.mark.column))")
-        case let .reader(problem, offset, _, _):
-            return (location(ofUTF8Offset: offset ?? 0, in: text), "YAML: \(problem)")
-        default:
-            return (SourceLocation(line: 1, column: 1), "YAML: \(error)")
-        }
-    }
-
-    private static func location(ofUTF8Offset offset: Int, in text: String) -> SourceLocation {
-        var line = 1, column = 1, consumed = 0
-        for character in text {
-            consumed += character.utf8.count
-            if consumed > offset { break }
-            if character == "\n" { line += 1; column = 1 } else { column += 1 }
-        }
-        return SourceLocation(line: line, column: column)
     }
 }
