@@ -194,6 +194,9 @@ extension WorkflowFile {
                     index += 1
                     continue
                 }
+                if scalar == "#", index == 0 || line[index - 1] == " " || line[index - 1] == "\t" {
+                    break   // a comment, to the end of the line
+                }
                 if expectKey, depth == 0, scalar != " ", scalar != "\t" {
                     expectKey = false
                     if let match = keyMatch(key, in: line, at: index) {
@@ -207,9 +210,6 @@ extension WorkflowFile {
                     depth -= 1
                     if depth < 0 { return nil }
                 case ",": expectKey = depth == 0
-                case "#" where index == 0 || line[index - 1] == " " || line[index - 1] == "\t":
-                    index = line.count
-                    continue
                 default: break
                 }
                 index += 1
