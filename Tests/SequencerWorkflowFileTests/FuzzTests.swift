@@ -7,8 +7,9 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
 /// Random mutations of the valid fixtures: the parser never crashes, and every diagnostic it
 /// gives is somewhere in the file, with a message.
 ///
-/// Runs 2,000 inputs by default; `SEQUENCER_FUZZ_ITERATIONS=N` runs N, and
-/// `SEQUENCER_FUZZ_SEED=S` starts from another seed. For a long run:
+/// Runs 2,000 inputs by default; `SEQUENCER_FUZZ_ITERATIONS=N` runs N,
+/// `SEQUENCER_FUZZ_SEED=S` starts from another seed, and `SEQUENCER_FUZZ_CORPUS=all` mutates the
+/// invalid fixtures too. For a long run:
 ///
 /// ```
 /// SEQUENCER_FUZZ_ITERATIONS=1000000 swift test -c release -Xswiftc -enable-testing --filter Fuzz
@@ -18,10 +19,13 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
 @Suite struct FuzzTests {
     static let iterations = ProcessInfo.processInfo.environment["SEQUENCER_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 2_000
     static let seed = ProcessInfo.processInfo.environment["SEQUENCER_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_F11E
+    static let folders = ProcessInfo.processInfo.environment["SEQUENCER_FUZZ_CORPUS"] == "all" ? ["valid", "invalid"] : ["valid"]
 
     @Test func mutatedFixturesNeverCrashAndPointInsideTheFile() throws {
-        let corpus = try Fixtures.names(in: "valid").map { name in
-            Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("valid", name))))
+        let corpus = try Self.folders.flatMap { folder in
+            try Fixtures.names(in: folder).map { name in
+                Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(folder, name))))
+            }
         }
         try #require(!corpus.isEmpty)
         var generator = FuzzMutator.Generator(seed: Self.seed)
@@ -50,7 +54,8 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
             }
         }
         print("""
-            fuzz: \(Self.iterations) inputs from seed \(Self.seed) in \(clock.now - started): \(rejected) rejected \
+            fuzz: \(Self.iterations) inputs (\(corpus.count) files of \(Self.folders.joined(separator: " and "))) \
+            from seed \(Self.seed) in \(clock.now - started): \(rejected) rejected \
             with \(diagnosticCount) diagnostics, \(Self.iterations - rejected) accepted, \(failures) failing; \
             slowest input \(slowest.duration) (iteration \(slowest.iteration))
             """)

@@ -18,17 +18,46 @@ extension WorkflowFile {
     ///   unknown keys, wrong types, bad durations, unknown needs and lanes, cycles, duplicate
     ///   jobs, an unsupported version, or a file that cannot be read.
     public static func load(path: String) throws(WorkflowFileError) -> WorkflowFile {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: path)
-                ? "cannot read the file (is it UTF-8 text?)" : "no such file"
-            throw WorkflowFileError(diagnostics: [
-                Diagnostic(file: path, location: SourceLocation(line: 1, column: 1), message: reason)
-            ])
+        func failure(_ message: String, at location: SourceLocation = SourceLocation(line: 1, column: 1)) -> WorkflowFileError {
+            WorkflowFileError(diagnostics: [Diagnostic(file: path, location: location, message: message)])
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw failure("no such file")
+        }
+        guard !isDirectory.boolValue else { throw failure("this is a directory, not a workflow file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw failure("cannot read the file (check its permissions)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            let invalid = invalidByte(in: data)
+            throw failure("the file is not UTF-8 text: byte 0x\(String(invalid?.value ?? 0, radix: 16, uppercase: true)) "
+                          + "here cannot start or continue a character; save the file as UTF-8",
+                          at: invalid?.location ?? SourceLocation(line: 1, column: 1))
         }
         return try parse(text, path: path)
+    }
+
+    /// The first byte that is not valid UTF-8, and where it is (counting lines and columns as
+    /// YAML does, up to it).
+    static func invalidByte(in data: Data) -> (value: UInt8, location: SourceLocation)? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var offset = 0
+        var valid = String.UnicodeScalarView()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                valid.append(scalar)
+                offset += encoded.count
+            case .error:
+                let text = String(valid)
+                return (data[data.startIndex + offset], SourceText.location(ofUTF8Offset: text.utf8.count, in: text))
+            case .emptyInput:
+                return nil
+            }
+        }
     }
 
     /// Checks a workflow file's text.
