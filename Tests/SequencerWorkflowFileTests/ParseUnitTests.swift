@@ -338,3 +338,79 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
         #expect(file.jobs.filter { $0.lane == "pool" }.count == (count + 2) / 3)
     }
 }
+
+@Suite struct ParseAliasTests {
+    private func parse(_ text: String) -> (file: WorkflowFile?, errors: [Diagnostic]) {
+        do {
+            return (try WorkflowFile.parse(text, path: "test.yml"), [])
+        } catch {
+            return (nil, error.diagnostics)
+        }
+    }
+
+    /// Nine levels of ten aliases each (10^9 values once expanded), used as a value and as a key:
+    /// refused at once. As a key this took Yams exponential time.
+    @Test(arguments: ["    needs: *a8\n", "  ? *a8\n  : echo\n"])
+    func aliasBombsAreRefused(_ use: String) {
+        var text = "jobs:\n  a0:\n    run: &a0 x\n    env: {A: &l0 [x, x, x, x, x, x, x, x, x, x]}\n"
+        for level in 1...8 {
+            text += "  a\(level):\n    run: echo\n    inputs: &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        text = text.replacingOccurrences(of: "*a0", with: "*l0")
+        text += "  bomb:\n    run: echo\n" + use
+        let errors = parse(text).errors
+        #expect(errors.contains { $0.message.contains("too large once its aliases are expanded") }, "\(errors)")
+    }
+
+    @Test func aliasesResolveToTheLatestAnchorBeforeThem() throws {
+        let text = """
+            jobs:
+              a: {run: &c first, env: &e {X: "1"}}
+              b: {run: *c, env: *e}
+              c: {run: &c second}
+              d: {run: *c, needs: [a, b]}
+            """
+        let file = try #require(parse(text).file)
+        #expect(file.jobs.map(\.run) == ["first", "first", "second", "second"])
+        #expect(file.jobs[1].environment == ["X": "1"])
+    }
+
+    @Test func anAliasInsideItsOwnAnchorIsUnknown() {
+        let errors = parse("jobs:\n  a:\n    run: echo\n    needs: &n [*n]\n").errors
+        #expect(errors.map(\.description) == ["test.yml:4:16: error: unknown alias '*n': no anchor '&n' comes before it"])
+    }
+
+    @Test func starsThatAreNotAliasesStayText() throws {
+        let text = """
+            jobs:
+              a:
+                run: ls *.txt | grep '*' && echo "[*]" *
+                inputs: ["*.md", '*', '* x', src/**/*.c]
+                env: {GLOB: "*", P: a*b, Q: ' *q'}
+              b: |
+                * a list in a block scalar
+                  *indented
+            """
+        let file = try #require(parse(text).file)
+        #expect(file.jobs[0].run == "ls *.txt | grep '*' && echo \"[*]\" *")
+        #expect(file.jobs[0].inputs == ["*.md", "*", "* x", "src/**/*.c"])
+        #expect(file.jobs[0].environment == ["GLOB": "*", "P": "a*b", "Q": " *q"])
+        #expect(file.jobs[1].run == "* a list in a block scalar\n  *indented")
+    }
+
+    @Test func aStarWithNoNameIsReported() {
+        let errors = parse("jobs:\n  a:\n    run: echo\n    needs: [* , b]\n  b: echo\n").errors
+        #expect(errors.count == 1)
+        #expect(errors.first?.location == SourceLocation(line: 4, column: 13))
+        #expect(errors.first?.message.contains("no name follows it") == true)
+    }
+
+    /// The marker that stands for '*' while Yams reads the file is one the file does not contain.
+    @Test func theMarkerIsNotInTheFile() {
+        let marker = WorkflowFile.aliasMarker(avoiding: SourceText("run: \u{F8FF} \u{F0000}"))
+        #expect(marker != "\u{F8FF}" && marker != "\u{F0000}")
+        let file = try? WorkflowFile.parse("jobs:\n  a: {run: \"\u{F8FF} *\", needs: *x}\n", path: "t.yml")
+        #expect(file == nil)
+        #expect((try? WorkflowFile.parse("jobs:\n  a: \"\u{F8FF} *\"\n", path: "t.yml"))?.jobs.first?.run == "\u{F8FF} *")
+    }
+}
