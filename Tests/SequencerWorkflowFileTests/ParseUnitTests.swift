@@ -210,6 +210,24 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
         #expect(errors.map(\.location.line) == Array(12...51))
     }
 
+    /// A block of 2,000 jobs pasted twice: every repeat is reported (one pass of Yams per mapping
+    /// with repeats, not per repeat: this took a minute in debug, and stopped after 1,000).
+    @Test func aPastedBlockIsReportedWhole() {
+        let block = (0..<2000).map { "  job\($0): echo \($0)\n" }.joined()
+        let errors = diagnostics("jobs:\n" + block + block)
+        #expect(errors.count == 2000)
+        #expect(errors.first?.description.hasPrefix("test.yml:2002:3: error: duplicate job 'job0' (first at line 2)") == true)
+        #expect(errors.last?.location == SourceLocation(line: 4001, column: 3))
+    }
+
+    /// A repeat the text cannot show (written with an escape): the first key is renamed instead,
+    /// so the rest of the file is still read and checked.
+    @Test func aRepeatWrittenWithAnEscape() {
+        let errors = diagnostics("jobs:\n  a: echo 1\n  \"\\x61\": echo 2\n  b: {run: echo, neds: [a]}\n")
+        #expect(errors.map(\.location) == [SourceLocation(line: 2, column: 3), SourceLocation(line: 4, column: 18)])
+        #expect(errors.first?.message.hasPrefix("duplicate job 'a'") == true)
+    }
+
     private func diagnostics(_ text: String) -> [Diagnostic] {
         do {
             _ = try WorkflowFile.parse(text, path: "test.yml")

@@ -101,10 +101,12 @@ extension WorkflowFile {
 
     /// The YAML tree of a file.
     ///
-    /// Yams stops at a mapping's first repeated key and reports where the key first appeared; to
-    /// go on and report every problem, the repeat is found in the text and renamed to a word no
-    /// file contains (as many Unicode scalars, so every position stays), and the text is
-    /// composed again. The decoder reports the renamed keys where they are.
+    /// Yams stops at a mapping with repeated keys and reports where the first of them first
+    /// appears; to go on and report every problem, the mapping's repeats are found in the text and
+    /// renamed to words no file contains (as many Unicode scalars, so every position stays), and
+    /// the text is composed again (once per mapping with repeats, see
+    /// ``renameRepeats(of:from:in:composed:marker:)``). The decoder reports the renamed keys
+    /// where they are.
     ///
     /// Aliases are not left to Yams, which expands them in place with the anchor's positions and
     /// hashes keys whole (an alias of nested aliases used as a key takes exponential time): each
@@ -117,6 +119,7 @@ extension WorkflowFile {
         let replacedAliases = neutralizeAliases(in: &source, marker: marker)
         var composed = Composed()
         var utf8Count = 0
+        var passes = 0
         while true {
             let text = source.text
             utf8Count = text.utf8.count
@@ -136,22 +139,18 @@ extension WorkflowFile {
                 composed.brokenAliases = resolved.broken
                 return composed
             } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
-                // Yams names the duplicated keys in the order of its sort; the mark is the first's.
-                let key = duplicates.first ?? ""
-                let shown = restoringAliasMarker(marker, in: key)
+                // Yams names every repeated key of the mapping, in its sort order, and marks where
+                // the first of them first appears.
                 let first = SourceLocation(line: context.mark.line, column: context.mark.column)
-                guard composed.repeatedKeys.count < 1000,
-                      let repeated = findRepeat(of: key, after: first, in: source) else {
-                    let message = key == "<uncovertable>"
-                        ? "a key appears twice in this mapping"
-                        : "duplicate key '\(shown)' in this mapping"
+                passes += 1
+                guard passes <= 1000, renameRepeats(of: duplicates, from: first, in: &source, composed: &composed, marker: marker)
+                else {
+                    let key = duplicates.first ?? ""
+                    let message = key == "<uncovertable>" ? "a key appears twice in this mapping"
+                        : "duplicate key '\(restoringAliasMarker(marker, in: key))' in this mapping"
                     composed.problems.append((first, message + "; remove or rename one of them"))
                     return composed
                 }
-                let filler = placeholder(length: repeated.length, serial: composed.repeatedKeys.count)
-                source.replace(line: repeated.location.line, column: repeated.textColumn,
-                               count: repeated.length, with: filler)
-                composed.repeatedKeys[repeated.location] = shown
             } catch let error as YamlError {
                 composed.problems.append(syntaxProblem(error, in: text, source: source, original: original))
                 return composed
@@ -159,138 +158,6 @@ extension WorkflowFile {
                 composed.problems.append((SourceLocation(line: 1, column: 1), "cannot read the file as YAML: \(error)"))
                 return composed
             }
-        }
-    }
-
-    /// Where `key` appears again in the mapping whose key at `first` it repeats: a later line
-    /// of a block mapping, with the key at the same indentation; or later in a flow mapping
-    /// (`{a: 1, a: 2}`), at the same depth of braces. Keys compare as Swift strings do (a
-    /// precomposed `é` is the same key as `e` and a combining accent), as Yams compares them.
-    ///
-    /// - Returns: the position of the repeated key (of its opening quote if it is quoted), the
-    ///   column its text starts at, and the length of its text, in Unicode scalars; nil if it
-    ///   cannot be found.
-    static func findRepeat(of key: String, after first: SourceLocation, in source: SourceText)
-        -> (location: SourceLocation, textColumn: Int, length: Int)?
-    {
-        guard !key.isEmpty, let firstLine = source.line(first.line), first.column >= 1,
-              first.column <= firstLine.count else { return nil }
-        let prefix = firstLine[..<(first.column - 1)]
-        if prefix.contains("{") || prefix.contains(",") {
-            return findRepeatInFlow(of: key, after: first, in: source)
-                ?? findRepeatInBlock(of: key, after: first, in: source)
-        }
-        return findRepeatInBlock(of: key, after: first, in: source)
-            ?? findRepeatInFlow(of: key, after: first, in: source)
-    }
-
-    /// A later key of the same block mapping: at the first key's indentation, before any line
-    /// indented less.
-    private static func findRepeatInBlock(of key: String, after first: SourceLocation, in source: SourceText)
-        -> (location: SourceLocation, textColumn: Int, length: Int)?
-    {
-        let indent = first.column - 1
-        for lineNumber in (first.line + 1)..<(source.lines.count + 1) {
-            guard let line = source.line(lineNumber),
-                  let content = line.firstIndex(where: { $0 != " " }), line[content] != "#" else { continue }
-            if content < indent { return nil }
-            if content == indent, let match = keyMatch(key, in: line, at: indent) {
-                return (SourceLocation(line: lineNumber, column: indent + 1), match.textStart + 1, match.length)
-            }
-        }
-        return nil
-    }
-
-    /// A later key of the same flow mapping: after a comma at the first key's depth of brackets,
-    /// skipping quoted text and comments; nil once the mapping closes.
-    private static func findRepeatInFlow(of key: String, after first: SourceLocation, in source: SourceText)
-        -> (location: SourceLocation, textColumn: Int, length: Int)?
-    {
-        var depth = 0
-        var quote: Unicode.Scalar?
-        var expectKey = false
-        for lineNumber in first.line..<(source.lines.count + 1) {
-            guard let line = source.line(lineNumber) else { return nil }
-            var index = lineNumber == first.line ? first.column - 1 : 0
-            while index < line.count {
-                let scalar = line[index]
-                if let open = quote {
-                    if open == "\"", scalar == "\\" { index += 2; continue }
-                    if scalar == open {
-                        if open == "'", index + 1 < line.count, line[index + 1] == "'" { index += 2; continue }
-                        quote = nil
-                    }
-                    index += 1
-                    continue
-                }
-                if scalar == "#", index == 0 || line[index - 1] == " " || line[index - 1] == "\t" {
-                    break   // a comment, to the end of the line
-                }
-                if expectKey, depth == 0, scalar != " ", scalar != "\t" {
-                    expectKey = false
-                    if let match = keyMatch(key, in: line, at: index) {
-                        return (SourceLocation(line: lineNumber, column: index + 1), match.textStart + 1, match.length)
-                    }
-                }
-                switch scalar {
-                case "\"", "'": quote = scalar
-                case "{", "[": depth += 1
-                case "}", "]":
-                    depth -= 1
-                    if depth < 0 { return nil }
-                case ",": expectKey = depth == 0
-                default: break
-                }
-                index += 1
-            }
-        }
-        return nil
-    }
-
-    /// Whether `line` has the key `key` at `start` (plain or quoted, then `:` and a space, a tab,
-    /// or the end of the line): where its text starts and its length, in scalars.
-    private static func keyMatch(_ key: String, in line: [Unicode.Scalar], at start: Int) -> (textStart: Int, length: Int)? {
-        guard start < line.count else { return nil }
-        var textStart = start, textEnd: Int, after: Int
-        let first = line[start]
-        if first == "\"" || first == "'" {
-            textStart = start + 1
-            var index = textStart
-            while index < line.count, line[index] != first {
-                index += first == "\"" && line[index] == "\\" ? 2 : 1
-            }
-            guard index < line.count else { return nil }
-            textEnd = index
-            after = index + 1
-            while after < line.count, line[after] == " " || line[after] == "\t" { after += 1 }
-            guard after < line.count, line[after] == ":" else { return nil }
-        } else {
-            var index = start
-            while index < line.count,
-                  !(line[index] == ":" && (index + 1 == line.count || line[index + 1] == " " || line[index + 1] == "\t")) {
-                index += 1
-            }
-            guard index < line.count else { return nil }
-            after = index
-            textEnd = index
-            while textEnd > start, line[textEnd - 1] == " " || line[textEnd - 1] == "\t" { textEnd -= 1 }
-        }
-        guard after + 1 == line.count || line[after + 1] == " " || line[after + 1] == "\t" || line[after + 1] == "," else {
-            return nil
-        }
-        guard textEnd > textStart else { return nil }
-        var text = String.UnicodeScalarView()
-        text.append(contentsOf: line[textStart..<textEnd])
-        return String(text) == key ? (textStart, textEnd - textStart) : nil
-    }
-
-    /// `length` scalars from Unicode's private use area, different for each serial number.
-    private static func placeholder(length: Int, serial: Int) -> [Unicode.Scalar] {
-        var rest = serial
-        return (0..<length).map { _ in
-            let digit = rest % 6000
-            rest /= 6000
-            return Unicode.Scalar(0xE000 + UInt32(digit)) ?? "_"
         }
     }
 }
