@@ -4,18 +4,36 @@ import Yams
 /// for everything that is not what the format expects, instead of stopping at the first.
 struct NodeReader {
     let file: String
+    /// The file's text, to place errors inside a value.
+    let source: SourceText
     /// Keys the parser renamed because they repeat an earlier key of their mapping, by position,
     /// with their original text (see ``WorkflowFile/compose(_:)``).
     let repeatedKeys: [SourceLocation: String]
     private(set) var diagnostics: [Diagnostic] = []
+    /// The errors reported so far, to report each once: an alias makes several jobs share a value,
+    /// and an error in it would otherwise be repeated.
+    private var reported: Set<Diagnostic> = []
 
-    init(file: String, repeatedKeys: [SourceLocation: String]) {
+    /// Where aliases are that name no anchor: already reported, so their values are passed over
+    /// without another error.
+    let brokenAliases: Set<SourceLocation>
+
+    init(file: String, source: SourceText, repeatedKeys: [SourceLocation: String],
+         brokenAliases: Set<SourceLocation> = []) {
         self.file = file
+        self.source = source
         self.repeatedKeys = repeatedKeys
+        self.brokenAliases = brokenAliases
+    }
+
+    /// Whether a node is an alias that names no anchor (see ``brokenAliases``).
+    func isBroken(_ node: Node) -> Bool {
+        !brokenAliases.isEmpty && brokenAliases.contains(location(of: node))
     }
 
     mutating func error(_ message: String, at location: SourceLocation, notes: [Diagnostic] = []) {
-        diagnostics.append(Diagnostic(file: file, location: location, message: message, notes: notes))
+        let diagnostic = Diagnostic(file: file, location: location, message: message, notes: notes)
+        if reported.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
     }
 
     func note(_ message: String, at location: SourceLocation) -> Diagnostic {
@@ -29,12 +47,16 @@ struct NodeReader {
         var value: Node
     }
 
-    /// The entries of a mapping, in file order. A repeated key is reported (pointing at the
-    /// first) and left out.
-    /// - Parameter what: how the error names the mapping, e.g. "job 'build'".
+    /// The entries of a mapping, in file order. A repeated key is reported (where it repeats,
+    /// with a note at the first) and left out.
+    /// - Parameters:
+    ///   - what: how the error names the mapping, e.g. "job 'build'".
+    ///   - repeated: the error for a repeated key; by default "duplicate key 'KEY' in WHAT".
     mutating func entries(
-        of node: Node, _ what: String, repeated: (String) -> String = { "duplicate key '\($0)'" }
+        of node: Node, _ what: String, repeated: ((String) -> String)? = nil
     ) -> [Entry]? {
+        let repeated = repeated ?? { "duplicate key '\($0)' in \(what)" }
+        if isBroken(node) { return nil }
         guard let mapping = node.mapping else {
             error("\(what) must be a mapping of keys to values, found \(describe(node))", at: location(of: node))
             return nil
@@ -48,7 +70,9 @@ struct NodeReader {
                 error("keys of \(what) must be plain words, found \(describe(keyNode))", at: keyLocation)
                 continue
             }
-            if let original = repeatedKeys[keyLocation] {
+            // A key Yams found repeated was renamed (see `WorkflowFile.compose`); one it did not
+            // (the same text with different tags, or an alias) is found here.
+            if let original = repeatedKeys[keyLocation] ?? (firstLocation[key] == nil ? nil : key) {
                 let first = firstLocation[original]
                 error(repeated(original) + (first.map { " (first at line \($0.line))" } ?? ""),
                       at: keyLocation,
@@ -64,6 +88,11 @@ struct NodeReader {
     /// Reports keys outside `allowed`, suggesting the closest allowed key.
     mutating func checkKeys(_ entries: [Entry], allowed: [String], in what: String) -> [Entry] {
         entries.filter { entry in
+            if entry.key == "<<" {
+                error("YAML merge keys ('<<') are not supported in \(what); write the keys out, or use an alias "
+                      + "('*name') for a whole value", at: entry.keyLocation)
+                return false
+            }
             guard allowed.contains(entry.key) else {
                 error("unknown key '\(entry.key)' in \(what)" + didYouMean(entry.key, among: allowed)
                       + (suggestion(for: entry.key, among: allowed) == nil
@@ -77,6 +106,7 @@ struct NodeReader {
 
     /// A scalar's text; nil (with a diagnostic) for a list, a mapping or an empty value.
     mutating func string(_ node: Node, _ what: String) -> String? {
+        if isBroken(node) { return nil }
         guard let scalar = node.scalar, !isNull(node) else {
             error("\(what) must be a string, found \(describe(node))", at: location(of: node))
             return nil
@@ -86,6 +116,7 @@ struct NodeReader {
 
     /// A whole number in `range`.
     mutating func integer(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
+        if isBroken(node) { return nil }
         guard let text = node.scalar?.string, !isNull(node), let value = Int(text) else {
             error("\(what) must be a whole number, found \(describe(node))", at: location(of: node))
             return nil
@@ -101,6 +132,7 @@ struct NodeReader {
 
     /// A number (with a fraction or not) of at least `minimum`.
     mutating func number(_ node: Node, _ what: String, minimum: Double) -> Double? {
+        if isBroken(node) { return nil }
         guard let text = node.scalar?.string, !isNull(node), let value = Double(text), value.isFinite else {
             error("\(what) must be a number, found \(describe(node))", at: location(of: node))
             return nil
@@ -112,10 +144,17 @@ struct NodeReader {
         return value
     }
 
+    /// `true` or `false`, unquoted.
     mutating func bool(_ node: Node, _ what: String) -> Bool? {
-        switch node.scalar?.string {
-        case "true" where node.scalar?.style == .plain: return true
-        case "false" where node.scalar?.style == .plain: return false
+        if isBroken(node) { return nil }
+        let scalar = node.scalar
+        switch scalar?.string {
+        case "true" where scalar?.style == .plain: return true
+        case "false" where scalar?.style == .plain: return false
+        case let text? where text == "true" || text == "false":
+            let quote = scalar?.style == .singleQuoted ? "'" : scalar?.style == .doubleQuoted ? "\"" : ""
+            error("\(what) must be true or false without quotes, found '\(quote)\(text)\(quote)'", at: location(of: node))
+            return nil
         default:
             error("\(what) must be true or false, found \(describe(node))", at: location(of: node))
             return nil
@@ -128,24 +167,37 @@ struct NodeReader {
         do {
             return try DurationSyntax.parse(text)
         } catch {
-            var at = location(of: node)
-            let quoted = node.scalar.map { $0.style == .singleQuoted || $0.style == .doubleQuoted } ?? false
-            if !text.contains("\n") { at.column += error.offset + (quoted ? 1 : 0) }
-            self.error("\(what): bad duration '\(text)': \(error.message)", at: at)
+            self.error("\(what): bad duration '\(text)': \(error.message)",
+                       at: location(ofOffset: error.offset, in: text, of: node))
             return nil
         }
     }
 
+    /// Where the scalar at `offset` of a scalar's text is in the file: on the node's line, past
+    /// its opening quote, when the file has the text written there as it is (no escapes, not
+    /// folded over lines); else where the node starts.
+    func location(ofOffset offset: Int, in text: String, of node: Node) -> SourceLocation {
+        let start = location(of: node)
+        guard offset >= 0, let line = source.line(start.line) else { return start }
+        let quoted = node.scalar.map { $0.style == .singleQuoted || $0.style == .doubleQuoted } ?? false
+        let column = start.column + (quoted ? 1 : 0)
+        let scalars = Array(text.unicodeScalars)
+        let checked = min(offset + 1, scalars.count)
+        guard column - 1 + checked <= line.count,
+              line[(column - 1)..<(column - 1 + checked)].elementsEqual(scalars[..<checked]) else { return start }
+        return SourceLocation(line: start.line, column: column + offset)
+    }
+
     /// A list of strings; a single string counts as a list of one.
     mutating func strings(_ node: Node, _ what: String) -> [(String, SourceLocation)]? {
-        if isNull(node) { return [] }
+        if isNull(node) || isBroken(node) { return [] }
         if let scalar = node.scalar { return [(scalar.string, location(of: node))] }
         guard let sequence = node.sequence else {
             error("\(what) must be a list of strings, found \(describe(node))", at: location(of: node))
             return nil
         }
         var result: [(String, SourceLocation)] = []
-        for item in sequence {
+        for item in sequence where !isBroken(item) {
             guard let scalar = item.scalar, !isNull(item) else {
                 error("each of \(what) must be a string, found \(describe(item))", at: location(of: item))
                 continue
@@ -160,7 +212,7 @@ struct NodeReader {
         if isNull(node) { return [:] }
         guard let entries = entries(of: node, what) else { return nil }
         var result: [String: String] = [:]
-        for entry in entries {
+        for entry in entries where !isBroken(entry.value) {
             guard let value = entry.value.scalar else {
                 error("\(what): '\(entry.key)' must be a string, found \(describe(entry.value))",
                       at: location(of: entry.value))

@@ -2,7 +2,8 @@
 public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The line, counting from 1.
     public var line: Int
-    /// The column, counting from 1, in characters.
+    /// The column, counting from 1, in Unicode scalars (as YAML counts them: `é` written as `e`
+    /// and a combining accent is two).
     public var column: Int
 
     public init(line: Int, column: Int) {

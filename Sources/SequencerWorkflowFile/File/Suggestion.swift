@@ -7,7 +7,7 @@ func suggestion(for word: String, among candidates: some Sequence<String>) -> St
     var best: (candidate: String, distance: Int)?
     for candidate in candidates {
         let distance = editDistance(word, candidate, limit: limit)
-        if distance <= limit, distance < (best?.distance ?? .max) {
+        if distance <= limit, distance < word.count, distance < (best?.distance ?? .max) {
             best = (candidate, distance)
         }
     }

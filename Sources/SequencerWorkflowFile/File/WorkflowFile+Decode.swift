@@ -41,39 +41,41 @@ extension WorkflowFile {
         if jobEntries.isEmpty {
             reader.error("'jobs' is empty; a workflow needs at least one job", at: jobsEntry.keyLocation)
         }
-        file.jobs = jobEntries.compactMap { decodeJob($0, reader: &reader) }
+        file.jobs = jobEntries.map { decodeJob($0, reader: &reader) }
         checkReferences(file, reader: &reader)
         return file
     }
 
+    /// The lanes. A lane with errors is still returned (with width 1), so that jobs naming it
+    /// are not reported as naming an undeclared lane; the errors keep the file from running.
     private static func decodeLanes(_ node: Node, reader: inout NodeReader) -> [Lane] {
         if reader.isNull(node) { return [] }
         guard let entries = reader.entries(of: node, "'lanes'", repeated: { "duplicate lane '\($0)'" }) else { return [] }
-        return entries.compactMap { entry in
+        return entries.map { entry in
             let what = "lane '\(entry.key)'"
+            var lane = Lane(name: entry.key, width: 1, ordered: true, location: entry.keyLocation)
             if entry.value.mapping != nil {
-                guard let options = reader.entries(of: entry.value, what) else { return nil }
-                var lane = Lane(name: entry.key, width: 1, ordered: true, location: entry.keyLocation)
-                var hasWidth = false
+                guard let options = reader.entries(of: entry.value, what) else { return lane }
                 for option in reader.checkKeys(options, allowed: laneKeys, in: what) {
                     if option.key == "width" {
-                        guard let width = reader.integer(option.value, "the width of \(what)", in: 1...Int.max) else { return nil }
-                        lane.width = width
-                        hasWidth = true
+                        lane.width = reader.integer(option.value, "the width of \(what)", in: 1...Int.max) ?? 1
                     } else {
-                        guard let ordered = reader.bool(option.value, "'ordered' of \(what)") else { return nil }
-                        lane.ordered = ordered
+                        lane.ordered = reader.bool(option.value, "'ordered' of \(what)") ?? true
                     }
                 }
-                if !hasWidth { reader.error("\(what) needs a 'width'", at: entry.keyLocation) }
-                return hasWidth ? lane : nil
+                if !options.contains(where: { $0.key == "width" }) {
+                    reader.error("\(what) needs a 'width'", at: entry.keyLocation)
+                }
+                return lane
             }
-            guard let width = reader.integer(entry.value, "the width of \(what)", in: 1...Int.max) else { return nil }
-            return Lane(name: entry.key, width: width, ordered: true, location: entry.keyLocation)
+            lane.width = reader.integer(entry.value, "the width of \(what)", in: 1...Int.max) ?? 1
+            return lane
         }
     }
 
-    private static func decodeJob(_ entry: NodeReader.Entry, reader: inout NodeReader) -> Job? {
+    /// A job. A job with errors is still returned, so that jobs needing it are not reported as
+    /// needing a job that does not exist; the errors keep the file from running.
+    private static func decodeJob(_ entry: NodeReader.Entry, reader: inout NodeReader) -> Job {
         let what = "job '\(entry.key)'"
         if entry.key.isEmpty || entry.key.contains(where: { $0 == "/" || $0 == "#" || $0.isWhitespace }) {
             reader.error("\(what): a job name cannot be empty or contain '/', '#' or spaces", at: entry.keyLocation)
@@ -81,11 +83,19 @@ extension WorkflowFile {
         var job = Job(
             name: entry.key, location: entry.keyLocation, run: "", needs: [], lane: nil, priority: .utility,
             timeout: nil, retry: .none, environment: [:], workingDirectory: nil, inputs: [], outputs: [])
-        if let command = entry.value.scalar, !reader.isNull(entry.value) {
-            job.run = command.string   // `name: command` is short for `name: { run: command }`
+        if reader.isNull(entry.value) {
+            reader.error("\(what) has no command; write '\(entry.key): COMMAND' or give it a 'run' key",
+                         at: entry.keyLocation)
             return job
         }
-        guard let options = reader.entries(of: entry.value, what) else { return nil }
+        if let command = entry.value.scalar {
+            job.run = command.string   // `name: command` is short for `name: { run: command }`
+            if job.run.allSatisfy(\.isWhitespace) {
+                reader.error("the command of \(what) is empty", at: reader.location(of: entry.value))
+            }
+            return job
+        }
+        guard let options = reader.entries(of: entry.value, what) else { return job }
         var hasRun = false
         for option in reader.checkKeys(options, allowed: jobKeys, in: what) {
             let value = option.value
@@ -116,7 +126,7 @@ extension WorkflowFile {
                     reader.error("\(key) must be longer than 0s", at: reader.location(of: value))
                 }
                 job.timeout = timeout
-            case "retry": job.retry = decodeRetry(value, what: what, reader: &reader) ?? .none
+            case "retry": job.retry = decodeRetry(option, what: what, reader: &reader) ?? .none
             case "env": job.environment = reader.variables(value, key) ?? [:]
             case "cwd": job.workingDirectory = reader.string(value, key)
             case "inputs": job.inputs = (reader.strings(value, key) ?? []).map(\.0)
@@ -131,7 +141,8 @@ extension WorkflowFile {
 
     /// `retry: 3` (attempts, with the default backoff) or
     /// `retry: { attempts: 3, backoff: 200ms, multiplier: 2, max-backoff: 30s }`.
-    private static func decodeRetry(_ node: Node, what: String, reader: inout NodeReader) -> RetryPolicy? {
+    private static func decodeRetry(_ entry: NodeReader.Entry, what: String, reader: inout NodeReader) -> RetryPolicy? {
+        let node = entry.value
         let key = "'retry' of \(what)"
         if node.scalar != nil {
             guard let attempts = reader.integer(node, "\(key) (the number of attempts)", in: 1...1000) else { return nil }
@@ -151,7 +162,7 @@ extension WorkflowFile {
         }
         guard let attempts else {
             if !options.contains(where: { $0.key == "attempts" }) {
-                reader.error("\(key) needs 'attempts'", at: reader.location(of: node))
+                reader.error("\(key) needs 'attempts'", at: entry.keyLocation)
             }
             return nil
         }

@@ -18,17 +18,46 @@ extension WorkflowFile {
     ///   unknown keys, wrong types, bad durations, unknown needs and lanes, cycles, duplicate
     ///   jobs, an unsupported version, or a file that cannot be read.
     public static func load(path: String) throws(WorkflowFileError) -> WorkflowFile {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: path)
-                ? "cannot read the file (is it UTF-8 text?)" : "no such file"
-            throw WorkflowFileError(diagnostics: [
-                Diagnostic(file: path, location: SourceLocation(line: 1, column: 1), message: reason)
-            ])
+        func failure(_ message: String, at location: SourceLocation = SourceLocation(line: 1, column: 1)) -> WorkflowFileError {
+            WorkflowFileError(diagnostics: [Diagnostic(file: path, location: location, message: message)])
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw failure("no such file")
+        }
+        guard !isDirectory.boolValue else { throw failure("this is a directory, not a workflow file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw failure("cannot read the file (check its permissions)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            let invalid = invalidByte(in: data)
+            throw failure("the file is not UTF-8 text: byte 0x\(String(invalid?.value ?? 0, radix: 16, uppercase: true)) "
+                          + "here cannot start or continue a character; save the file as UTF-8",
+                          at: invalid?.location ?? SourceLocation(line: 1, column: 1))
         }
         return try parse(text, path: path)
+    }
+
+    /// The first byte that is not valid UTF-8, and where it is (counting lines and columns as
+    /// YAML does, up to it).
+    static func invalidByte(in data: Data) -> (value: UInt8, location: SourceLocation)? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var offset = 0
+        var valid = String.UnicodeScalarView()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                valid.append(scalar)
+                offset += encoded.count
+            case .error:
+                let text = String(valid)
+                return (data[data.startIndex + offset], SourceText.location(ofUTF8Offset: text.utf8.count, in: text))
+            case .emptyInput:
+                return nil
+            }
+        }
     }
 
     /// Checks a workflow file's text.
@@ -41,8 +70,10 @@ extension WorkflowFile {
     /// - Throws: ``WorkflowFileError`` with every problem found, in file order.
     public static func parse(_ text: String, path: String) throws(WorkflowFileError) -> WorkflowFile {
         let directory = (path as NSString).deletingLastPathComponent
-        let composed = compose(text)
-        var reader = NodeReader(file: path, repeatedKeys: composed.repeatedKeys)
+        let source = SourceText(text)
+        let composed = compose(source)
+        var reader = NodeReader(file: path, source: source, repeatedKeys: composed.repeatedKeys,
+                                brokenAliases: composed.brokenAliases)
         for problem in composed.problems {
             reader.error(problem.message, at: problem.location)
         }
@@ -57,129 +88,76 @@ extension WorkflowFile {
         return file
     }
 
-    /// The YAML tree of a file. Yams stops at a mapping's first repeated key and reports where
-    /// the key first appeared; to go on and report every problem, the repeat is found in the text
-    /// and renamed to a word no file contains (as many characters, so every position stays),
-    /// and the text is composed again. The decoder reports the renamed keys where they are.
-    static func compose(_ text: String) -> (root: Node?, repeatedKeys: [SourceLocation: String], problems: [(location: SourceLocation, message: String)]) {
-        var text = text
+    /// A file's YAML tree, the keys renamed because they repeat, and the problems found on the way.
+    struct Composed {
+        /// The document; nil if the file is empty or cannot be read as YAML.
+        var root: Node?
+        /// The original text of every renamed repeated key, by its position.
         var repeatedKeys: [SourceLocation: String] = [:]
-        var lines: [[Character]]?
+        var problems: [(location: SourceLocation, message: String)] = []
+        /// Aliases that could not be resolved (and were reported): their values are passed over.
+        var brokenAliases: Set<SourceLocation> = []
+    }
+
+    /// The YAML tree of a file.
+    ///
+    /// Yams stops at a mapping with repeated keys and reports where the first of them first
+    /// appears; to go on and report every problem, the mapping's repeats are found in the text and
+    /// renamed to words no file contains (as many Unicode scalars, so every position stays), and
+    /// the text is composed again (once per mapping with repeats, see
+    /// ``renameRepeats(of:from:in:composed:marker:)``). The decoder reports the renamed keys
+    /// where they are.
+    ///
+    /// Aliases are not left to Yams, which expands them in place with the anchor's positions and
+    /// hashes keys whole (an alias of nested aliases used as a key takes exponential time): each
+    /// `*` that could start an alias is first replaced by a marker, so Yams reads every alias as
+    /// a plain word at its own position, and ``resolveAliases(_:marker:budget:)`` puts the
+    /// anchored values back.
+    static func compose(_ original: SourceText) -> Composed {
+        var source = original
+        let marker = aliasMarker(avoiding: original)
+        let replacedAliases = neutralizeAliases(in: &source, marker: marker)
+        var composed = Composed()
+        var utf8Count = 0
+        var passes = 0
         while true {
+            let text = source.text
+            utf8Count = text.utf8.count
             do {
-                let root = try Parser(yaml: text, resolver: .basic).singleRoot()
-                return (root, repeatedKeys, [])
+                let parser = try Parser(yaml: text, resolver: .basic, encoding: .utf8)
+                guard let root = try parser.singleRoot() else { return composed }
+                guard replacedAliases else {
+                    composed.root = root
+                    return composed
+                }
+                // Anchors are held weakly by nodes and strongly by the parser, which must live on.
+                let resolved = withExtendedLifetime(parser) {
+                    resolveAliases(root, marker: marker, budget: 1_000_000 + 4 * utf8Count)
+                }
+                composed.root = resolved.root
+                composed.problems += resolved.problems
+                composed.brokenAliases = resolved.broken
+                return composed
             } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
-                let key = duplicates.sorted().first ?? ""
+                // Yams names every repeated key of the mapping, in its sort order, and marks where
+                // the first of them first appears.
                 let first = SourceLocation(line: context.mark.line, column: context.mark.column)
-                let allLines = lines ?? text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
-                    .map(Array.init)
-                guard repeatedKeys.count < 1000,
-                      let repeated = findRepeat(of: key, after: first, in: allLines) else {
-                    return (nil, repeatedKeys, [(first, "duplicate key '\(key)' in this mapping")])
+                passes += 1
+                guard passes <= 1000, renameRepeats(of: duplicates, from: first, in: &source, composed: &composed, marker: marker)
+                else {
+                    let key = duplicates.first ?? ""
+                    let message = key == "<uncovertable>" ? "a key appears twice in this mapping"
+                        : "duplicate key '\(restoringAliasMarker(marker, in: key))' in this mapping"
+                    composed.problems.append((first, message + "; remove or rename one of them"))
+                    return composed
                 }
-                var changed = allLines
-                let filler = placeholder(length: repeated.length, serial: repeatedKeys.count)
-                changed[repeated.location.line - 1].replaceSubrange(
-                    repeated.textStart..<(repeated.textStart + repeated.length), with: filler)
-                repeatedKeys[repeated.location] = key
-                lines = changed
-                text = changed.map { String($0) }.joined(separator: "\n")
             } catch let error as YamlError {
-                return (nil, repeatedKeys, [syntaxProblem(error, in: text)])
+                composed.problems.append(syntaxProblem(error, in: text, source: source, original: original))
+                return composed
             } catch {
-                return (nil, repeatedKeys, [(SourceLocation(line: 1, column: 1), "\(error)")])
+                composed.problems.append((SourceLocation(line: 1, column: 1), "cannot read the file as YAML: \(error)"))
+                return composed
             }
         }
-    }
-
-    /// Where `key` appears again in the mapping whose key at `first` it repeats: a later line
-    /// of a block mapping, with the key at the same indentation; or later on the same line in a
-    /// flow mapping (`{a: 1, a: 2}`).
-    static func findRepeat(of key: String, after first: SourceLocation, in lines: [[Character]])
-        -> (location: SourceLocation, textStart: Int, length: Int)?
-    {
-        let keyCharacters = Array(key)
-        guard first.line >= 1, first.line <= lines.count, !keyCharacters.isEmpty else { return nil }
-        let indent = first.column - 1
-
-        func keyMatch(_ line: [Character], at start: Int) -> (textStart: Int, length: Int)? {
-            for quote in [nil, Character("\""), Character("'")] {
-                let textStart = quote == nil ? start : start + 1
-                let end = textStart + keyCharacters.count
-                guard end <= line.count, Array(line[textStart..<end]) == keyCharacters else { continue }
-                var after = end
-                if let quote {
-                    guard after < line.count, line[after] == quote else { continue }
-                    after += 1
-                }
-                while after < line.count, line[after] == " " { after += 1 }
-                if after < line.count, line[after] == ":",
-                   after + 1 == line.count || line[after + 1] == " " || line[after + 1] == "\t" {
-                    return (textStart, keyCharacters.count)
-                }
-            }
-            return nil
-        }
-
-        // Flow mapping: later keys on the same line (or, rarely, the lines after).
-        let firstLine = lines[first.line - 1]
-        if firstLine.prefix(indent).contains("{") || firstLine.prefix(indent).contains(",") {
-            for lineIndex in (first.line - 1)..<lines.count {
-                let line = lines[lineIndex]
-                let from = lineIndex == first.line - 1 ? indent + 1 : 0
-                guard from < line.count else { continue }
-                for start in from..<line.count where start == 0 || " {,".contains(line[start - 1]) {
-                    if let match = keyMatch(line, at: start) {
-                        return (SourceLocation(line: lineIndex + 1, column: start + 1), match.textStart, match.length)
-                    }
-                }
-            }
-            return nil
-        }
-
-        for lineIndex in first.line..<lines.count {
-            let line = lines[lineIndex]
-            guard let content = line.firstIndex(where: { $0 != " " }), line[content] != "#" else { continue }
-            if content < indent { return nil }
-            if content == indent, let match = keyMatch(line, at: indent) {
-                return (SourceLocation(line: lineIndex + 1, column: indent + 1), match.textStart, match.length)
-            }
-        }
-        return nil
-    }
-
-    /// `length` characters from Unicode's private use area, different for each serial number.
-    private static func placeholder(length: Int, serial: Int) -> [Character] {
-        var rest = serial
-        return (0..<length).map { _ in
-            let digit = rest % 6000
-            rest /= 6000
-            return Character(Unicode.Scalar(0xE000 + UInt32(digit)) ?? "_")
-        }
-    }
-
-    private static func syntaxProblem(_ error: YamlError, in text: String) -> (location: SourceLocation, message: String) {
-        switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
-             let .composer(context, problem, mark, _):
-            let location = SourceLocation(line: mark.line, column: mark.column)
-            guard let context else { return (location, "YAML: \(problem)") }
-            return (location, "YAML: \(problem) \(context.text) (at line \(context.mark.line), column \(context.mark.column))")
-        case let .reader(problem, offset, _, _):
-            return (location(ofUTF8Offset: offset ?? 0, in: text), "YAML: \(problem)")
-        default:
-            return (SourceLocation(line: 1, column: 1), "YAML: \(error)")
-        }
-    }
-
-    private static func location(ofUTF8Offset offset: Int, in text: String) -> SourceLocation {
-        var line = 1, column = 1, consumed = 0
-        for character in text {
-            consumed += character.utf8.count
-            if consumed > offset { break }
-            if character == "\n" { line += 1; column = 1 } else { column += 1 }
-        }
-        return SourceLocation(line: line, column: column)
     }
 }
