@@ -70,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerWorkflowFileTests",
-            dependencies: ["SequencerWorkflowFile", "Sequencer"],
+            dependencies: ["SequencerWorkflowFile", "Sequencer", "SequencerTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

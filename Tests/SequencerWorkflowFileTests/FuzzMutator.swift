@@ -1,25 +1,7 @@
+import SequencerTestSupport
 /// Random edits of a workflow file's bytes and lines, from a seed.
 enum FuzzMutator {
-    /// SplitMix64: its whole state is one number, so a seed gives the same inputs on any
-    /// platform (the standard library's `random(in:using:)` may change its algorithm).
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// A number in `0..<bound` (0 if the bound is 0).
-        mutating func below(_ bound: Int) -> Int {
-            bound <= 0 ? 0 : Int(next() % UInt64(bound))
-        }
-    }
+    typealias Generator = SplitMix64
 
     /// Bytes that mean something to YAML, or that parsers get wrong.
     static let punctuation: [[UInt8]] = [

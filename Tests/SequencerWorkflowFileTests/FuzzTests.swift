@@ -28,7 +28,7 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
             }
         }
         try #require(!corpus.isEmpty)
-        var generator = FuzzMutator.Generator(seed: Self.seed)
+        var generator = FuzzMutator.Generator(state: Self.seed)
         let clock = ContinuousClock()
         var slowest: (duration: Duration, iteration: Int) = (.zero, 0)
         var failures = 0, rejected = 0, diagnosticCount = 0
@@ -102,7 +102,7 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
     /// The mutator is deterministic: one seed, one sequence of inputs.
     @Test func mutationsRepeatForASeed() {
         let input = Array("jobs:\n  a: {run: echo, needs: [b]}\n  b: echo\n".utf8)
-        var first = FuzzMutator.Generator(seed: 7), second = FuzzMutator.Generator(seed: 7)
+        var first = FuzzMutator.Generator(state: 7), second = FuzzMutator.Generator(state: 7)
         for _ in 0..<200 {
             #expect(FuzzMutator.mutate(input, using: &first) == FuzzMutator.mutate(input, using: &second))
         }

@@ -1,3 +1,4 @@
+import SequencerTestSupport
 import Foundation
 import Sequencer
 @testable import SequencerWorkflowFile
@@ -186,7 +187,7 @@ import Testing
     /// same whatever order the attempts come in.
     @Test(arguments: 1...8)
     func packingNeverOverlapsOrExceedsTheLaneWidth(seed: UInt64) async throws {
-        var random = OutputRandom(state: seed)
+        var random = SplitMix64(state: seed)
         let widths = (0..<Int.random(in: 1...4, using: &random)).map { _ in Int.random(in: 1...4, using: &random) }
         var yaml = "lanes:\n" + widths.enumerated().map { "  l\($0): \($1)\n" }.joined() + "jobs:\n"
         var attempts: [AttemptRecord] = []
