@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerWorkflowFile
+import Synchronization
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -91,6 +92,15 @@ struct RunCommand: AsyncParsableCommand {
             "file": "\(file.file)", "jobs": "\(workflowFile.jobs.count)", "concurrency": "\(jobs)",
             "output": "\(outputDirectory)", "deadline": "\(deadline ?? "none")", "keepGoing": "\(keepGoing)",
         ])
+        // Signals are handled from before the first process starts, so none can be orphaned.
+        let started = Mutex<Run?>(nil)
+        let interrupts = Interrupts(
+            first: {
+                guard let run = started.withLock({ $0 }) else { return }
+                console.line("interrupted: stopping \(run.snapshot.running.count) running job(s); interrupt again to kill them")
+                run.cancel()
+            },
+            again: { runner.signalAll(SIGKILL) })
         let run: Run
         do {
             run = try shell.workflow.start(options)
@@ -98,12 +108,8 @@ struct RunCommand: AsyncParsableCommand {
             printError("\(file.file): error: \(error)")
             throw ExitCode(ExitStatus.invalid)
         }
-        let interrupts = Interrupts(
-            first: {
-                console.line("interrupted: stopping \(run.snapshot.running.count) running job(s); interrupt again to kill them")
-                run.cancel()
-            },
-            again: { runner.signalAll(SIGKILL) })
+        started.withLock { $0 = run }
+        if interrupts.happened { run.cancel() }
         await progress.follow(events)
         let report = await run.report()
         interrupts.stop()
