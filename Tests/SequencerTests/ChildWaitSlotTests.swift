@@ -75,6 +75,51 @@ struct ChildWaitSlotTests {
         #expect(report.value(of: parent) == 230)
         #expect(report.outcome(of: "p/late")?.status == .succeeded)
     }
+
+    /// A child that ends when a worker takes it (it shares a finished coalesced result) frees its
+    /// waiting parent, which resumes before any new job starts. `takeReady` went on to take the
+    /// next queued job for the same worker, so at `maxConcurrency: 1` the parent's sibling child
+    /// ran first and the parent resumed only after it.
+    @Test(arguments: 0..<10)
+    func aParentFreedWhenAChildTakesAFinishedResultResumesBeforeTheNextJob(repetition: Int) async throws {
+        let order = LockedValue<[String]>([])
+        var workflow = Workflow()
+        try workflow.add("leader", coalesce: "k") { _ in "shared" }
+        let parent = try workflow.add("parent", needs: ["leader"]) { ctx in
+            let shared = try ctx.addChild("shared", coalesce: "k") { _ in "own" }
+            try ctx.addChild("next") { _ in order.withLock { $0.append("next") } }
+            let value = try await ctx.value(of: shared)  // "shared" is taken first: it ends at once
+            order.withLock { $0.append("parent resumed") }
+            return value
+        }
+        let run = try workflow.start(RunOptions(maxConcurrency: 1))
+        let report = try #require(await BoundedWait.report(run), "the run hangs")
+        #expect(order.value == ["parent resumed", "next"])
+        #expect(report.value(of: parent) == "shared")
+        #expect(report.outcome(of: "parent/shared")?.attempts == 0)
+    }
+
+    /// The same when the worker that takes the child has just finished a job: `first`'s end
+    /// queues `shared` and `next`, and its worker takes `shared`, which ends at once. The worker
+    /// must give its place to the parent, not go on to `next`.
+    @Test(arguments: 0..<10)
+    func aParentFreedByAChildItsWorkerTookAfterAJobResumesBeforeTheNextJob(repetition: Int) async throws {
+        let order = LockedValue<[String]>([])
+        var workflow = Workflow()
+        try workflow.add("leader", coalesce: "k") { _ in "shared" }
+        let parent = try workflow.add("parent", needs: ["leader"]) { ctx in
+            try ctx.addChild("first") { _ in order.withLock { $0.append("first") } }
+            let shared = try ctx.addChild("shared", needs: ["first"], coalesce: "k") { _ in "own" }
+            try ctx.addChild("next", needs: ["first"]) { _ in order.withLock { $0.append("next") } }
+            let value = try await ctx.value(of: shared)
+            order.withLock { $0.append("parent resumed") }
+            return value
+        }
+        let run = try workflow.start(RunOptions(maxConcurrency: 1))
+        let report = try #require(await BoundedWait.report(run), "the run hangs")
+        #expect(order.value == ["first", "parent resumed", "next"])
+        #expect(report.value(of: parent) == "shared")
+    }
 }
 
 /// Waits, yielding, until the body of `id` has at least `count` waits for children that its

@@ -221,7 +221,7 @@ struct InteractionTests {
     @Test(arguments: 0..<20)
     func aJoinerCancelledAsItIsTakenEndsCancelled(repetition: Int) async throws {
         let clock = ManualClock()
-        let (gate, leading) = (Gate(), Gate())
+        let (gate, leading, runKnown) = (Gate(), Gate(), Gate())
         let runBox = LockedValue<Run?>(nil)
         let calls = LockedValue(0)
         var workflow = Workflow()
@@ -232,6 +232,7 @@ struct InteractionTests {
         }
         let parent = try workflow.add("screen") { ctx in
             await leading.wait()
+            await runKnown.wait()   // the test has stored the run, so the cancel below reaches it
             let child = try ctx.addChild("config", coalesce: "config") { _ in
                 calls.withLock { $0 += 1 }
                 return "v2"
@@ -247,6 +248,7 @@ struct InteractionTests {
         // A grace period that never passes: the joiner must end cancelled without being abandoned.
         let run = try workflow.start(RunOptions(maxConcurrency: 3, keepGoing: true, clock: clock, gracePeriod: .seconds(3600)))
         runBox.withLock { $0 = run }
+        runKnown.open()
         let report = try #require(await BoundedWait.report(run))
         #expect(report.value(of: leader) == "v1")
         #expect(calls.value == 0)

@@ -17,10 +17,11 @@ import Testing
 /// - a timed-out job was cancelled at its timeout and not retried; a fast job never times out;
 /// - no body starts after the run reported, and the run leaves no timer behind.
 ///
-/// A failure names its seed; `invariantsHoldOnRandomGraphs(seed:)` with that seed reproduces it.
+/// A failure names its seed; `invariantsHoldOnRandomGraphs(seed:)` with that seed reproduces it
+/// (`SEQUENCER_SEEDS=N swift test --filter invariantsHoldOnRandomGraphs`; see `sweepSeeds(default:)`).
 @Suite(.timeLimit(.minutes(1)))
 struct ResiliencePropertyTests {
-    @Test(arguments: 0..<200)
+    @Test(arguments: sweepSeeds(default: 0..<200))
     func invariantsHoldOnRandomGraphs(seed: UInt64) async throws {
         let scenario = Scenario(seed: seed)
         let outcome = try await scenario.run()

@@ -45,7 +45,10 @@ extension SchedulerState {
     }
 
     /// Whether `job` waits, directly or not, for `other` to end: `other` is one of its
-    /// unfinished descendants, or a job one of them joined, or one of that job's, and so on.
+    /// unfinished descendants, or a job one of them joined, or one of that job's, and so on. A
+    /// child with a key that has not been taken yet, or that runs its own body, has joined no
+    /// one: it does not make its ancestors wait for its key's leader. (Should it join later, that
+    /// join is checked then: no job ever waits for itself.)
     func waits(_ job: Int32, for other: Int32) -> Bool {
         var stack = [job]
         var seen: Set<Int32> = [job]
@@ -54,9 +57,9 @@ extension SchedulerState {
                 if child == other { return true }
                 if seen.insert(child).inserted { stack.append(child) }
                 let key = key(of: child)
-                if key >= 0, let leader = coalesced[Int(key)]?.leader, leader != child, seen.insert(leader).inserted {
-                    if leader == other { return true }
-                    stack.append(leader)
+                if key >= 0, let run = coalesced[Int(key)], run.joiners.contains(child), seen.insert(run.leader).inserted {
+                    if run.leader == other { return true }
+                    stack.append(run.leader)
                 }
             }
         }

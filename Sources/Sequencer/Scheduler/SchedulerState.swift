@@ -174,6 +174,12 @@ struct SchedulerState {
             return retire(slot: slot)
         }
         if let job = takeReady(slot: slot) { return job }
+        if !resumable.isEmpty {
+            // A job taken just now ended a child (sharing a coalesced result): its parent resumes
+            // in this worker's place.
+            defer { dispatch(into: &actions) }
+            return retire(slot: slot)
+        }
         idle.append((slot, continuation))
         return nil
     }
@@ -201,9 +207,11 @@ struct SchedulerState {
             _ = retire(slot: slot)
         } else if let job = takeReady(slot: slot) {
             next = .run(job)
-        } else if !isFinished {
+        } else if !isFinished, resumable.isEmpty {
             next = .park
         } else {
+            // The run ended, or a job taken just now ended a child (sharing a coalesced result)
+            // and its parent resumes in this worker's place.
             _ = retire(slot: slot)
         }
         dispatch(into: &actions)
@@ -384,7 +392,10 @@ struct SchedulerState {
 
     // MARK: - Workers
 
-    /// Takes the next queued job for the worker in `slot`.
+    /// Takes the next queued job for the worker in `slot`. Jobs taken that need no worker (they
+    /// share a coalesced result) are skipped; when one of them ends a child whose parent was
+    /// waiting for it, this returns nil instead of taking more: the parent resumes before any
+    /// new job starts (the caller gives it this worker, or a free slot).
     private mutating func takeReady(slot: Int) -> Int32? {
         while let job = ready.popFirst() {
             // Jobs ended while queued stay in the queue until popped. While there are none, the
@@ -395,7 +406,13 @@ struct SchedulerState {
             }
             setPhase(job, from: .queued, to: .running)
             if !plan.lanes.isEmpty { leftQueue(job) }
-            if !coalesced.isEmpty, !lead(job) { continue }  // it shares another job's body
+            if !coalesced.isEmpty {
+                let waiting = resumable.count
+                if !lead(job) {  // it shares another job's body
+                    if resumable.count > waiting { return nil }
+                    continue
+                }
+            }
             workerJob[slot] = job
             return job
         }
@@ -413,7 +430,11 @@ struct SchedulerState {
         }
         while !ready.isEmpty {
             if let (slot, continuation) = idle.popLast() {
-                guard let job = takeReady(slot: slot) else { idle.append((slot, continuation)); break }
+                guard let job = takeReady(slot: slot) else {
+                    idle.append((slot, continuation))
+                    if !resumable.isEmpty { resumeParents(into: &actions) }  // freed by a job taken
+                    continue
+                }
                 actions.wake.append((continuation, job))
             } else if liveWorkers < maxWorkers {
                 let slot = freeSlots.popLast() ?? workerJob.count
@@ -425,7 +446,11 @@ struct SchedulerState {
                     workerSuspended.append(false)
                     workerGeneration.append(0)
                 }
-                guard let job = takeReady(slot: slot) else { freeSlots.append(slot); break }
+                guard let job = takeReady(slot: slot) else {
+                    freeSlots.append(slot)
+                    if !resumable.isEmpty { resumeParents(into: &actions) }  // freed by a job taken
+                    continue
+                }
                 liveWorkers += 1
                 workerRetiring[slot] = false
                 workerTask[slot] = nil

@@ -74,10 +74,12 @@ struct CLI {
                 kill(process.processIdentifier, SIGKILL)
             }
         }
-        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        // Blocking reads and waits get threads of their own: on Swift's pool (two threads here)
+        // they would starve every other test, including the ones that signal these processes.
+        async let out = onThread { stdout.fileHandleForReading.readDataToEndOfFile() }
+        async let err = onThread { stderr.fileHandleForReading.readDataToEndOfFile() }
         let (outData, errData) = await (out, err)
-        await Task.detached { process.waitUntilExit() }.value
+        await onThread { process.waitUntilExit() }
         watchdog.cancel()
         return Result(
             status: process.terminationStatus,
@@ -100,5 +102,12 @@ struct CLI {
         guard kill(pid, 0) == 0 else { return false }
         let status = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
         return !status.contains(") Z ")
+    }
+}
+
+/// Runs a blocking call on a new thread, so it holds no thread of Swift's concurrency pool.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
