@@ -211,3 +211,26 @@ struct JobSelectionTests {
         #expect(unknown.stderr.contains("no job named 'rigth' in build.yml; did you mean 'right'?"))
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct LargeOutputTests {
+    /// A job's output goes to a file, not through sequencer's memory: 100 MB of it leaves
+    /// sequencer's peak memory far below 100 MB, and a failure prints only the end of it.
+    @Test func aHundredMegabytesOfOutputCostNoMemory() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", "jobs:\n  loud: yes sequencer | head -c 100000000; echo last line; exit 1\n")
+        let result = try await cli.run(["run"])
+        #expect(result.status == 1)
+        let size = try FileManager.default.attributesOfItem(atPath: cli.path(".sequencer/output/loud.log"))[.size] as? Int
+        #expect(size == 100_000_000 + "last line\n".utf8.count)
+        #expect(result.stdout.contains("last line"))
+        #expect(result.stdout.utf8.count < 100_000, "printed \(result.stdout.utf8.count) bytes of a failure's output")
+        // The largest child this test process has waited for: sequencer runs of this and
+        // other tests, each far below the output's size.
+        #if canImport(Glibc)
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #expect(usage.ru_maxrss < 100_000, "peak \(usage.ru_maxrss) KiB")   // KiB on Linux
+        #endif
+    }
+}
