@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Sequencer
 
 /// Where progress goes. On a terminal, permanent lines scroll above one status line that is
 /// redrawn in place; otherwise (a pipe, a file, or `CI` set) only plain lines are written.
@@ -8,7 +8,7 @@ final class Console: Sendable {
     let descriptor: Int32
     /// Whether the status line is drawn.
     let isLive: Bool
-    private let status = Mutex<String?>(nil)
+    private let status = Locked<String?>(nil)
 
     init(descriptor: Int32, isLive: Bool) {
         self.descriptor = descriptor

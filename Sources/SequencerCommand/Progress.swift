@@ -1,12 +1,11 @@
 import Foundation
 import Sequencer
 import SequencerWorkflowFile
-import Synchronization
 
 /// Follows a run's events and tells the console: a line per finished job (failures with their
 /// command and output), and on a terminal a status line of the jobs running.
 final class Progress: Sendable {
-    private struct State {
+    private struct State: Sendable {
         var finished = 0
         var running: [JobID: ContinuousClock.Instant] = [:]
         var runningOrder: [JobID] = []
@@ -18,7 +17,7 @@ final class Progress: Sendable {
     private let jobs: [String: WorkflowFile.Job]
     private let verbose: Bool
     private let started = ContinuousClock.now
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(console: Console, file: WorkflowFile, verbose: Bool) {
         self.console = console

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerWorkflowFile
-import Synchronization
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -93,7 +92,7 @@ struct RunCommand: AsyncParsableCommand {
             "output": "\(outputDirectory)", "deadline": "\(deadline ?? "none")", "keepGoing": "\(keepGoing)",
         ])
         // Signals are handled from before the first process starts, so none can be orphaned.
-        let started = Mutex<Run?>(nil)
+        let started = Locked<Run?>(nil)
         let interrupts = Interrupts(
             first: {
                 guard let run = started.withLock({ $0 }) else { return }

@@ -1,4 +1,4 @@
-import Synchronization
+import Sequencer
 
 /// One attempt of a shell job: when its process ran and how it ended.
 public struct AttemptRecord: Sendable, Hashable {
@@ -20,12 +20,12 @@ public struct AttemptRecord: Sendable, Hashable {
 
 /// Every attempt of every shell job of a run, as they end. Safe to read while the run runs.
 public final class AttemptLog: Sendable {
-    private struct Records {
+    private struct Records: Sendable {
         var inOrder: [AttemptRecord] = []
         var byJob: [String: [Int]] = [:]
     }
 
-    private let records = Mutex(Records())
+    private let records = Locked(Records())
     private let onAppend: (@Sendable (AttemptRecord) -> Void)?
 
     /// - Parameter onAppend: called as each attempt ends (on the job's task, after the record

@@ -87,6 +87,32 @@ struct CLI {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs the binary to its end with stdout and stderr in `stdout.txt` and `stderr.txt`, and
+    /// returns its exit status and its peak memory (with its children's, from `wait4`). It runs
+    /// in the test process's directory: give it absolute paths.
+    func runMeasuringMemory(_ arguments: [String]) async throws -> (status: Int32, peakKiB: Int) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, path("stdout.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, path("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([Self.binary.path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let environment = ProcessInfo.processInfo.environment.merging(["CI": "true"]) { $1 }
+            .map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in environment { free(pointer) } }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, Self.binary.path, &actions, nil, argv, environment)
+        guard status == 0 else { throw CocoaError(.executableLoad) }
+        let spawned = pid
+        return await onThread {
+            var waitStatus: Int32 = 0
+            var usage = rusage()
+            wait4(spawned, &waitStatus, 0, &usage)
+            return ((waitStatus >> 8) & 0xff, Int(usage.ru_maxrss))
+        }
+    }
+
     /// Waits (polling, at most `limit`) until `condition` holds; false if it never did.
     static func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
         let end = ContinuousClock.now + limit
