@@ -257,24 +257,28 @@ struct ChildJobTests {
         #expect(report.outcome(of: "p#2/c")?.status == .succeeded)
     }
 
-    /// A child cancelled while the only worker idles: the idle worker makes room for the
-    /// parent, which resumes (the run would hang otherwise).
+    /// A child cancelled while a worker idles and every other slot is taken: the idle worker
+    /// makes room for the parent, which resumes (the run would hang otherwise). `blocked` waits
+    /// for `gated`, which holds the other worker until the end. (This test used to block the
+    /// child with a need on a job that needs the parent, which `addChild` now rejects.)
     @Test(arguments: 0..<20)
     func aParentResumesWhenItsLastChildIsCancelledWhileAWorkerIdles(repetition: Int) async throws {
+        let gate = Gate()
         var workflow = Workflow()
-        try workflow.add("p") { ctx in
+        try workflow.add("gated") { _ in await gate.wait() }
+        let p = try workflow.add("p") { ctx in
             try ctx.addChild("quick") { _ in }
-            try ctx.addChild("blocked", needs: ["after-p"]) { _ in }
+            try ctx.addChild("blocked", needs: ["gated"]) { _ in }
             return try await ctx.waitForChildren().map(\.status)
         }
-        try workflow.add("after-p", needs: ["p"]) { _ in }
-        var (run, events) = try EventLog.start(workflow, RunOptions(maxConcurrency: 1, keepGoing: true))
+        var (run, events) = try EventLog.start(workflow, RunOptions(maxConcurrency: 2, keepGoing: true))
         await events.wait(for: .finished("p/quick", .succeeded))
         run.cancel("p/blocked")
+        await events.wait(for: .finished("p", .succeeded))  // before `gated` frees its worker
+        gate.open()
         let report = try #require(await BoundedWait.report(run))
-        #expect(report.outcome(of: "p/blocked")?.status == .cancelled)
-        #expect(report.outcome(of: "p")?.status == .succeeded)
-        #expect(report.outcome(of: "after-p")?.status == .succeeded)
+        #expect(report.value(of: p) == [.succeeded, .cancelled])
+        #expect(report.outcome(of: "gated")?.status == .succeeded)
     }
 
     /// A child in an ordered lane does not wait behind the lane's jobs that wait for its parent.

@@ -23,9 +23,9 @@ import Testing
 ///   count), and at most a lane's width in each lane;
 /// - (c) a coalescing key's body runs once per run, or again only after the job leading it was
 ///   cancelled, never twice at once; or in a job that its key's leader waits for (through children
-///   and the jobs they joined) when it is taken, which runs its own body (``CoalescingReplay``
-///   replays the events to tell which). A job that shares a body ends as its leader did, with
-///   its value;
+///   and the jobs they joined or need) when it is taken, which runs its own body
+///   (``CoalescingReplay`` replays the events to tell which). A job that shares a body ends as its
+///   leader did, with its value;
 /// - (d) a job whose needs did not all succeed never runs (skipped or cancelled); a job starts only
 ///   after its needs succeeded;
 /// - (e) a job ends after all its children, and their outcomes say who their parent is;
@@ -47,6 +47,11 @@ import Testing
 /// reproduces the workflow (the interleaving may differ from run to run): run it alone with
 /// `SEQUENCER_SEEDS=269 swift test --filter invariantsHoldOnRandomWorkflowsWithChildren`, or widen
 /// the sweep with `SEQUENCER_SEEDS=0..<5000` (see `sweepSeeds(default:)`).
+///
+/// Children need only earlier siblings, never a workflow job: such a need can wait for the
+/// child's ancestor (`addChild` rejects it) depending on which jobs have ended when the child is
+/// added, which the events do not tell. `ChildNeedsTests` covers those needs, with a sweep of its
+/// own where the rejection does not depend on timing.
 @Suite(.timeLimit(.minutes(1)))
 struct ChildPropertyTests {
     // Serialized: 200 runs at once would starve each other of threads under a sanitizer.

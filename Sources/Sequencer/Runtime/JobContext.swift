@@ -67,16 +67,19 @@ public struct JobContext: Sendable {
     ///
     /// The child's ID is this job's ID, a slash and `name` (`attachments/download-1`); on a
     /// retry, the attempt number follows the parent's ID (`attachments#2/download-1`). `needs`
-    /// may name siblings by `name` or any job by its full ID.
+    /// may name siblings by `name` or any job by its full ID, but not this job or an ancestor,
+    /// nor a job that waits for one of them (it needs one, directly or not, or has a child or
+    /// joined a leader that does): the child could never start.
     ///
     /// A job ends only after all its children have: when its body returns, the job waits for
     /// them (without holding a worker slot). When the job fails, times out or is cancelled, its
     /// children that have not ended are cancelled. A child whose coalescing key matches a job
     /// that is running or finished shares that job's result instead of running again.
     /// - Returns: a handle to read the child's result with ``value(of:)``.
-    /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need or lane, an invalid
-    ///   option, a coalescing key that this job or an ancestor leads (the child would wait for
-    ///   its own result), or when this job was cancelled or has ended.
+    /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need or lane, a need that waits
+    ///   for this job or an ancestor (`invalidOption`, naming the path), an invalid option, a
+    ///   coalescing key that this job or an ancestor leads (the child would wait for its own
+    ///   result), or when this job was cancelled or has ended.
     @discardableResult
     public func addChild<T: Sendable>(
         _ name: JobID,

@@ -7,7 +7,8 @@ struct DynamicJobs {
     var hasValue: [Bool] = []
     /// The job that added each one.
     var parents: [Int32] = []
-    /// What each one needs (jobs added before it, so no cycle can form).
+    /// What each one needs: jobs added before it, so needs alone form no cycle; `addChild`
+    /// rejects a need that waits for the child's ancestors (see `waitPath(from:to:seen:)`).
     var needs: [[Int32]] = []
     /// Each one's lane, by position in the plan's lanes, or -1.
     var lanes: [Int32] = []

@@ -18,9 +18,9 @@ extension SchedulerState {
     }
 
     /// Adds a child to the running job `parent`. Its ID is the parent's ID, a slash and its name.
-    /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need or a need on an ancestor,
-    ///   an undeclared lane, a bad option or a key an ancestor leads, or a parent that is no
-    ///   longer running.
+    /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need, a need that waits for an
+    ///   ancestor (see ``checkNeedsWaitForNoAncestor(_:of:parent:)``), an undeclared lane, a bad
+    ///   option or a key an ancestor leads, or a parent that is no longer running.
     mutating func addChild(_ request: ChildRequest, to parent: Int32, attempt: Int, into actions: inout Actions) throws -> Int32 {
         let parentID = id(of: parent)
         let prefix = attempt > 1 ? "\(parentID)#\(attempt)" : parentID.description
@@ -60,6 +60,7 @@ extension SchedulerState {
             }
             needs.append(need)
         }
+        if !needs.isEmpty { try checkNeedsWaitForNoAncestor(needs, of: id, parent: parent) }
 
         // Checked: add it.
         let child = appendJob(JobState(
@@ -101,6 +102,38 @@ extension SchedulerState {
         }
         dispatch(into: &actions)
         return child
+    }
+
+    /// Throws when one of a new child's needs waits for an ancestor of the child: directly or
+    /// not, through the jobs it needs (while it waits to start), its unfinished children and the
+    /// leader it joined (see ``waitPath(from:to:seen:)``). The ancestor waits for the child, which
+    /// would wait for its need: none of them could end. Visits only the unfinished jobs the needs
+    /// wait for, each once; a need that has ended or that waits for nothing costs nothing more.
+    private func checkNeedsWaitForNoAncestor(_ needs: [Int32], of id: JobID, parent: Int32) throws {
+        var ancestors: Set<Int32> = []
+        var ancestor = parent
+        while ancestor >= 0 {
+            ancestors.insert(ancestor)
+            ancestor = self.parent(of: ancestor)
+        }
+        var seen: [Int32: WaitStep] = [:]
+        for need in needs where !jobs[Int(need)].phase.isTerminal && seen[need] == nil {
+            seen[need] = WaitStep(from: -1, reason: .needs)
+            guard let path = waitPath(from: need, to: ancestors.contains, seen: &seen) else { continue }
+            let steps = zip(path, path.dropFirst()).map { step, next in
+                let (job, reason) = step
+                switch reason {
+                case .needs: return "'\(self.id(of: job))' needs '\(self.id(of: next.0))'"
+                case .child: return "'\(self.id(of: job))' waits for its child '\(self.id(of: next.0))'"
+                case .joined: return "'\(self.id(of: job))' joined '\(self.id(of: next.0))'"
+                }
+            }
+            let (needID, ancestorID) = (self.id(of: need), self.id(of: path[path.count - 1].0))
+            throw WorkflowError(
+                code: .invalidOption,
+                message: "child '\(id)' needs '\(needID)', which waits for '\(ancestorID)' to end (\(steps.joined(separator: ", "))): it could never start",
+                jobs: [id] + path.map { self.id(of: $0.0) })
+        }
     }
 
     /// The worker running `parent` waits until `target` (one of its children, or -1 for every

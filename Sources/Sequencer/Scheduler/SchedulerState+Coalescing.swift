@@ -32,9 +32,10 @@ extension SchedulerState {
             share(run.leader, with: job, endedAt: clock)
             return false
         }
-        // Joining a leader that waits, through its children and their joins, for this job
-        // would never end: this job runs its own body instead.
-        if !groups.isEmpty, waits(run.leader, for: job) { return true }
+        // Joining a leader that waits for this job (through its unfinished children, the jobs
+        // they need and the leaders they joined) would never end: this job runs its own body
+        // instead. A leader without unfinished children waits for no one.
+        if !groups.isEmpty, hasUnfinishedChildren(run.leader), waits(run.leader, for: job) { return true }
         setStart(job, at: clock)
         coalesced[Int(key)]?.joiners.append(job)
         // It does no work of its own while it waits: its lane slot goes to others (its leader
@@ -44,26 +45,81 @@ extension SchedulerState {
         return false
     }
 
-    /// Whether `job` waits, directly or not, for `other` to end: `other` is one of its
-    /// unfinished descendants, or a job one of them joined, or one of that job's, and so on. A
-    /// child with a key that has not been taken yet, or that runs its own body, has joined no
-    /// one: it does not make its ancestors wait for its key's leader. (Should it join later, that
-    /// join is checked then: no job ever waits for itself.)
+    /// Whether `job` waits, directly or not, for `other` to end (see ``waitPath(from:to:seen:)``).
     func waits(_ job: Int32, for other: Int32) -> Bool {
-        var stack = [job]
-        var seen: Set<Int32> = [job]
+        var seen: [Int32: WaitStep] = [job: WaitStep(from: -1, reason: .child)]
+        return waitPath(from: job, to: { $0 == other }, seen: &seen) != nil
+    }
+
+    /// Why a job waits for the next one on a path.
+    enum WaitReason {
+        /// It is a parent and the next is one of its unfinished children.
+        case child
+        /// It joined the next, a coalesced leader.
+        case joined
+        /// It is waiting for its needs, and the next is one of them that has not ended.
+        case needs
+    }
+
+    /// How a search reached a job: from which, and why that one waits for it.
+    struct WaitStep {
+        var from: Int32
+        var reason: WaitReason
+    }
+
+    /// A path of waits from `start` to a job `isTarget` accepts, as (job, why it waits for the
+    /// next) pairs ending with the target (whose reason is meaningless), or nil. A job waits for
+    /// its unfinished children, for the leader it joined, and, while it waits to start, for its
+    /// needs that have not ended. A child with a key that has not been taken yet, or that runs
+    /// its own body, has joined no one: it does not make its ancestors wait for its key's
+    /// leader. (Should it join later, that join is checked then: no job ever waits for itself.)
+    ///
+    /// `seen` holds the jobs already searched (with `start`): a search that found nothing can
+    /// share it with the next. Visits only what `start` waits for, each job once.
+    func waitPath(from start: Int32, to isTarget: (Int32) -> Bool, seen: inout [Int32: WaitStep]) -> [(Int32, WaitReason)]? {
+        var stack = [start]
+        func visit(_ next: Int32, from current: Int32, _ reason: WaitReason) -> Bool {
+            guard seen[next] == nil else { return false }
+            seen[next] = WaitStep(from: current, reason: reason)
+            stack.append(next)
+            return isTarget(next)
+        }
+        func path(to target: Int32) -> [(Int32, WaitReason)] {
+            var path: [(Int32, WaitReason)] = [(target, .child)]
+            var current = target
+            while current != start, let step = seen[current] {
+                path.append((step.from, step.reason))
+                current = step.from
+            }
+            return path.reversed()
+        }
         while let current = stack.popLast() {
-            for child in groups[current]?.children ?? [] where !jobs[Int(child)].phase.isTerminal {
-                if child == other { return true }
-                if seen.insert(child).inserted { stack.append(child) }
-                let key = key(of: child)
-                if key >= 0, let run = coalesced[Int(key)], run.joiners.contains(child), seen.insert(run.leader).inserted {
-                    if run.leader == other { return true }
-                    stack.append(run.leader)
+            let state = jobs[Int(current)]
+            if state.phase == .waiting {
+                if Int(current) < plan.count {
+                    for edge in plan.needRange(of: Int(current)) {
+                        let need = plan.needs[edge]
+                        if !jobs[Int(need)].phase.isTerminal, visit(need, from: current, .needs) { return path(to: need) }
+                    }
+                } else {
+                    for need in dynamic.needs[Int(current) - plan.count] where !jobs[Int(need)].phase.isTerminal {
+                        if visit(need, from: current, .needs) { return path(to: need) }
+                    }
+                }
+                continue  // it has not started: no children, no join
+            }
+            guard state.phase == .running else { continue }
+            if !groups.isEmpty, let group = groups[current], group.unfinished > 0 {
+                for child in group.children where !jobs[Int(child)].phase.isTerminal {
+                    if visit(child, from: current, .child) { return path(to: child) }
                 }
             }
+            let key = key(of: current)
+            if key >= 0, let run = coalesced[Int(key)], run.leader != current, run.joiners.contains(current) {
+                if visit(run.leader, from: current, .joined) { return path(to: run.leader) }
+            }
         }
-        return false
+        return nil
     }
 
     /// A job ended: if it led a coalesced run, the jobs that joined it end the same way. A

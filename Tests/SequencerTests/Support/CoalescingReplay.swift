@@ -14,7 +14,10 @@ import Sequencer
 /// A job waits for its unfinished children and, when it joined a leader, for that leader: "the
 /// leader waits for the job" means a chain of those leads from the leader to the job. The chain
 /// is read from the events alone: a child that had not started by then has no children and
-/// joined no one, so it ends a chain (it is the job taken, or leads nowhere).
+/// joined no one, so it ends a chain (it is the job taken, or leads nowhere). The scheduler also
+/// follows the needs of jobs that have not started; the replay need not: in `ChildPropertyTests`
+/// a child needs only earlier siblings, which the chain reaches through their parent anyway.
+/// (`ChildNeedsTests` covers needs on other jobs.)
 struct CoalescingReplay {
     enum Role: Equatable, CustomStringConvertible {
         case leads
