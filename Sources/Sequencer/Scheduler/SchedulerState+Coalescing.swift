@@ -1,8 +1,8 @@
 /// Coalescing: jobs with the same key run one body between them.
 ///
 /// Decided when a worker takes a job with a key, in take order. The first such job leads: its
-/// body runs. A job with the key taken while the leader runs joins it: it holds its lane slot but
-/// no worker, and ends with the leader's result. A job with the key taken after the leader ended
+/// body runs. A job with the key taken while the leader runs joins it: it holds neither a worker
+/// nor its lane slot, and ends with the leader's result. A job with the key taken after the leader ended
 /// gets that result at once, unless the leader was cancelled: then the key is free again and the
 /// job leads a new run of the work. Either way a job keeps its own needs, lane and place in the
 /// report (with 0 attempts). Times of jobs that do not run a body are the scheduler's latest
