@@ -57,13 +57,23 @@ struct SourceText {
     }
 
     /// The lines joined with `\n`.
+    ///
+    /// - Complexity: O(scalars), with one allocation (appending to a `String` line by line
+    ///   reallocated often enough to take a third of `sequencer check`'s time on 10,000 jobs).
     var text: String {
-        var result = String.UnicodeScalarView()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lines.reduce(lines.count) { $0 + $1.count })
         for (index, line) in lines.enumerated() {
-            if index > 0 { result.append("\n") }
-            result.append(contentsOf: line)
+            if index > 0 { bytes.append(0x0A) }
+            for scalar in line {
+                if scalar.isASCII {
+                    bytes.append(UInt8(scalar.value))
+                } else {
+                    UTF8.encode(scalar) { bytes.append($0) }
+                }
+            }
         }
-        return String(result)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The line and column of a byte offset into the UTF-8 form of `text`, counted as YAML does.
