@@ -126,13 +126,14 @@ struct RunCommand: AsyncParsableCommand {
         if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
     }
 
-    /// `.sequencer/output` beside the workflow file, emptied of the last run's output (or a
-    /// temporary directory if that cannot be written).
+    /// `.sequencer/output` beside the workflow file (or a temporary directory if that cannot be
+    /// written). Each job's file is overwritten when the job runs. The directory is not emptied
+    /// first: reusing a file is much cheaper than creating one (on ext4, allocating inodes next to
+    /// recently deleted ones took a quarter of a 10,000-job run's CPU).
     private func makeOutputDirectory(beside workflowFile: WorkflowFile) throws -> String {
         let files = FileManager.default
         let directory = workflowFile.directory + "/.sequencer/output"
         do {
-            if files.fileExists(atPath: directory) { try files.removeItem(atPath: directory) }
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
             return directory
         } catch {
