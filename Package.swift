@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Sequencer", targets: ["Sequencer"]),
         .library(name: "SequencerTestSupport", targets: ["SequencerTestSupport"]),
         .library(name: "SequencerWorkflowFile", targets: ["SequencerWorkflowFile"]),
+        .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
@@ -23,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(
@@ -35,11 +38,21 @@ let package = Package(
             dependencies: ["Sequencer", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
+        .target(
+            name: "SequencerJournal",
+            dependencies: [
+                "Sequencer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "SequencerCommand",
             dependencies: [
                 "Sequencer",
                 "SequencerWorkflowFile",
+                "SequencerJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -48,7 +61,7 @@ let package = Package(
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
         .executableTarget(
             name: "sequencer-bench",
-            dependencies: ["Sequencer"],
+            dependencies: ["Sequencer", "SequencerJournal"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -71,6 +84,12 @@ let package = Package(
         .testTarget(
             name: "SequencerWorkflowFileTests",
             dependencies: ["SequencerWorkflowFile", "Sequencer", "SequencerTestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerJournalTests",
+            dependencies: ["SequencerJournal", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -4,18 +4,42 @@
 /// words) fits the existential's inline buffer, so adding a job allocates nothing for its body.
 protocol JobBody: Sendable {
     func run(_ context: JobContext) async throws -> any Sendable
+    /// A body that returns the restored result at once, or nil when the result cannot be
+    /// restored as this body's type (it is not `Decodable`, or decoding fails).
+    func restoring(_ result: RestoredResult) -> (any JobBody)?
 }
 
 struct TypedJobBody<Value: Sendable>: JobBody {
     let body: @Sendable (JobContext) async throws -> Value
 
     func run(_ context: JobContext) async throws -> any Sendable { try await body(context) }
+
+    func restoring(_ result: RestoredResult) -> (any JobBody)? {
+        if case .void = result, Value.self == Void.self { return RestoredJobBody(value: ()) }
+        guard case .encoded(let encoded) = result, let type = Value.self as? any Decodable.Type else { return nil }
+        guard let value = try? encoded.decode(type) as? Value else { return nil }
+        return RestoredJobBody(value: value)
+    }
 }
 
 struct VoidJobBody: JobBody {
     let body: @Sendable (JobContext) async throws -> Void
 
     func run(_ context: JobContext) async throws -> any Sendable { try await body(context) }
+
+    func restoring(_ result: RestoredResult) -> (any JobBody)? {
+        guard case .void = result else { return nil }
+        return RestoredJobBody(value: ())
+    }
+}
+
+/// The body of a job whose result was restored from an earlier attempt at its run.
+struct RestoredJobBody: JobBody {
+    let value: any Sendable
+
+    func run(_ context: JobContext) async throws -> any Sendable { value }
+
+    func restoring(_ result: RestoredResult) -> (any JobBody)? { nil }
 }
 
 /// Options most jobs leave at their defaults, stored only for jobs that set them.

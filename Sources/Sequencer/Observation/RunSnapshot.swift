@@ -51,10 +51,10 @@ extension SchedulerState {
             total: jobs.count,
             pending: count(.waiting) + count(.laneWaiting) + count(.queued),
             running: runningJobs.map { id(of: $0) },
-            succeeded: count(.succeeded),
+            succeeded: count(.succeeded) - upToDate.count,
             failed: count(.failed),
             cancelled: count(.cancelled),
-            skipped: count(.skipped),
+            skipped: count(.skipped) + upToDate.count,
             timedOut: count(.timedOut),
             isFinished: isFinished,
             version: version)

@@ -7,6 +7,8 @@ public enum JobStatus: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// It, or the run, was cancelled: before it started, or while it ran.
     case cancelled
     /// It never started: a job it needs did not succeed, or the run stopped after a failure.
+    /// Or it was up to date (its error's code is ``JobError/Code/upToDate``): the jobs that
+    /// need it run as after a success.
     case skipped
     /// Its timeout, or the run's deadline, passed while it ran.
     case timedOut
@@ -48,6 +50,9 @@ public struct JobOutcome: Sendable, CustomStringConvertible {
     /// The job that added this one while it ran (see ``JobContext/addChild(_:needs:lane:priority:timeout:retry:coalesce:_:)``),
     /// or nil for a job of the workflow.
     public let parent: JobID?
+    /// Whether its result was restored from an earlier attempt at this run (a resumed run; see
+    /// ``RunRecorder``): its body was not called, and `attempts` is 0.
+    public let restored: Bool
 
     /// How long it ran, counting all attempts.
     public var duration: Duration? {
@@ -59,6 +64,7 @@ public struct JobOutcome: Sendable, CustomStringConvertible {
         var text = "\(id): \(status)"
         if let duration { text += " in \(duration)" }
         if attempts > 1 { text += " after \(attempts) attempts" }
+        if restored { text += " (restored)" }
         if let error { text += " (\(error))" }
         return text
     }

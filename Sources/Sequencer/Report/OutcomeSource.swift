@@ -5,6 +5,7 @@ protocol OutcomeSource {
     var jobs: [JobState] { get }
     var failures: [Int32: FailureRecord] { get }
     var dynamic: DynamicJobs { get }
+    var upToDate: Set<Int32> { get }
 }
 
 extension OutcomeSource {
@@ -16,19 +17,30 @@ extension OutcomeSource {
         let state = jobs[Int(job)]
         let started = state.startedAt >= 0
         let parent = Int(job) < plan.count ? nil : id(of: Int(dynamic.parents[Int(job) - plan.count]))
+        let restored = plan.isRestored(Int(job))
         return JobOutcome(
             id: id(of: Int(job)),
-            status: state.phase.status,
+            status: status(of: job, state.phase),
             error: error(of: job),
-            attempts: Int(state.attempts),
-            startedAt: started ? .nanoseconds(state.startedAt) : nil,
-            endedAt: started ? .nanoseconds(state.endedAt) : nil,
-            parent: parent)
+            attempts: restored ? 0 : Int(state.attempts),
+            startedAt: started && !restored ? .nanoseconds(state.startedAt) : nil,
+            endedAt: started && !restored ? .nanoseconds(state.endedAt) : nil,
+            parent: parent,
+            restored: restored)
     }
+
+    /// How the job ended: its phase's status, except that a job that succeeded up to date was skipped.
+    func status(of job: Int32, _ phase: JobPhase) -> JobStatus {
+        phase == .succeeded && isUpToDate(job) ? .skipped : phase.status
+    }
+
+    func isUpToDate(_ job: Int32) -> Bool { !upToDate.isEmpty && upToDate.contains(job) }
 
     /// The job's failure, following skips back to the job where the failure started.
     func error(of job: Int32) -> JobError? {
-        guard let record = failures[job] else { return nil }
+        guard let record = failures[job] else {
+            return isUpToDate(job) ? JobError(code: .upToDate, underlying: nil, path: [id(of: Int(job))]) : nil
+        }
         var path = [id(of: Int(job))]
         var origin = record
         var cause = record.cause

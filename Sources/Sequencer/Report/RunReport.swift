@@ -69,7 +69,12 @@ public struct RunReport: Sendable {
 
     /// How many jobs ended with `status`.
     public func count(_ status: JobStatus) -> Int {
-        JobPhase.allCases.filter { $0.isTerminal && $0.status == status }.reduce(0) { $0 + record.counts[$1] }
+        let count = JobPhase.allCases.filter { $0.isTerminal && $0.status == status }.reduce(0) { $0 + record.counts[$1] }
+        switch status {
+        case .succeeded: return count - record.upToDate.count
+        case .skipped: return count + record.upToDate.count
+        default: return count
+        }
     }
 
     /// The outcomes of a run, in the order the jobs were added, made as they are read.
@@ -89,8 +94,10 @@ final class RunRecord: Sendable {
     let failures: [Int32: FailureRecord]
     let counts: PhaseCounts
     let dynamic: DynamicJobs
+    let upToDate: Set<Int32>
 
     init(_ state: SchedulerState) {
+        upToDate = state.upToDate
         plan = state.plan
         jobs = state.jobs
         values = state.values

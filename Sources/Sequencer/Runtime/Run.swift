@@ -69,7 +69,7 @@ extension Workflow {
     /// - Throws: ``WorkflowError`` when the workflow is invalid; then nothing runs.
     /// - Complexity: O(jobs + needs) before returning.
     public func start(_ options: RunOptions = RunOptions()) throws -> Run {
-        let core = RunCore(plan: try Plan(self), options: options)
+        let core = RunCore(plan: try Plan(self, recorder: options.recorder), options: options)
         core.begin()
         return Run(core: core)
     }

@@ -26,6 +26,8 @@ final class RunCore: Sendable {
     private let deadline: Int64?
     /// Set when a job first adds a child: from then on, workers check for children to wait for.
     let hasChildren = Atomic<Bool>(false)
+    /// Where the run is recorded, or nil.
+    private let recorder: (any RunRecorder)?
 
     init(plan: Plan, options: RunOptions) {
         self.plan = plan
@@ -34,7 +36,9 @@ final class RunCore: Sendable {
         gracePeriod = max(.zero, options.gracePeriod).nanoseconds
         deadline = options.deadline?.nanoseconds
         state = Locked(State(scheduler: SchedulerState(
-            plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events)))
+            plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events,
+            recorder: options.recorder)))
+        recorder = options.recorder
     }
 
     func begin() {
@@ -59,6 +63,7 @@ final class RunCore: Sendable {
             // recorded under the lock, so this reading is never earlier than any of them.
             let startedAt = time.now()
             probe.started(job, at: startedAt)
+            if let recorder { recordStart(of: job, at: startedAt, to: recorder) }
             var completion: Completion
             if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
                 // Most jobs: no timeout, no priority to raise; the first attempt runs here, and
@@ -236,10 +241,30 @@ final class RunCore: Sendable {
         if !addTimer(timer) { timer.cancel() }
     }
 
+    private func recordStart(of job: Int32, at time: Int64, to recorder: any RunRecorder) {
+        if Int(job) < plan.count {
+            if !plan.isRestored(Int(job)) { recorder.jobStarted(plan.ids[Int(job)], index: Int(job), at: .nanoseconds(time)) }
+        } else {
+            recorder.jobStarted(state.withLock { $0.scheduler.id(of: job) }, index: Int(job), at: .nanoseconds(time))
+        }
+    }
+
     private func finishRun() {
         let duration = Duration.nanoseconds(time.now())
         let (record, stopReason) = state.withLock { (RunRecord($0.scheduler), $0.scheduler.stopReason) }
         let report = RunReport(record: record, stopReason: stopReason, duration: duration)
+        if let recorder {
+            // The report is delivered once the recorder has written it.
+            Task { [self] in
+                await recorder.runFinished(report)
+                deliver(report)
+            }
+        } else {
+            deliver(report)
+        }
+    }
+
+    private func deliver(_ report: RunReport) {
         let (waiters, timers, events) = state.withLock { state in
             state.report = report
             defer { state.reportWaiters = []; state.timers = [] }

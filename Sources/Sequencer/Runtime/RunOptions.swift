@@ -33,6 +33,9 @@ public struct RunOptions: Sendable {
     /// a task that ignores cancellation. So a run always ends, at most this long after it was
     /// cancelled or its deadline passed.
     public var gracePeriod: Duration
+    /// Where the run is recorded as it goes (a journal, such as `SequencerJournal`'s), and
+    /// where a resumed run's finished results come from; nil (the default) records nothing.
+    public var recorder: (any RunRecorder)?
 
     public init(
         maxConcurrency: Int = RunOptions.activeProcessorCount,
@@ -40,8 +43,10 @@ public struct RunOptions: Sendable {
         keepGoing: Bool = false,
         clock: any Clock<Duration> = ContinuousClock(),
         events: AsyncStream<RunEvent>.Continuation? = nil,
-        gracePeriod: Duration = .seconds(2)
+        gracePeriod: Duration = .seconds(2),
+        recorder: (any RunRecorder)? = nil
     ) {
+        self.recorder = recorder
         self.maxConcurrency = maxConcurrency
         self.deadline = deadline
         self.keepGoing = keepGoing

@@ -87,6 +87,10 @@ struct SchedulerState {
     private(set) var events: AsyncStream<RunEvent>.Continuation?
     /// Whether `events` is set: testing it does not copy (and retain) the continuation.
     private let hasEvents: Bool
+    /// Where job ends are recorded (a journal), or nil.
+    let recorder: (any RunRecorder)?
+    /// Jobs that succeeded up to date (see `JobContext.markUpToDate()`): reported as skipped.
+    var upToDate: Set<Int32> = []
 
     // Rarely used: kept after the fields every job touches, so that those share fewer cache
     // lines (they move between cores with the lock).
@@ -113,8 +117,12 @@ struct SchedulerState {
 
     var isFinished: Bool { finishedCount == jobs.count }
 
-    init(plan: Plan, maxWorkers: Int, keepGoing: Bool, events: AsyncStream<RunEvent>.Continuation? = nil) {
+    init(
+        plan: Plan, maxWorkers: Int, keepGoing: Bool, events: AsyncStream<RunEvent>.Continuation? = nil,
+        recorder: (any RunRecorder)? = nil
+    ) {
         self.plan = plan
+        self.recorder = recorder
         self.maxWorkers = max(1, maxWorkers)
         self.keepGoing = keepGoing
         self.events = events
@@ -509,9 +517,11 @@ struct SchedulerState {
             if newPhase == .running {
                 events.yield(.started(id(of: job)))
             } else if newPhase.isTerminal {
-                events.yield(.finished(id(of: job), newPhase.status))
+                events.yield(.finished(id(of: job), status(of: job, newPhase)))
             }
         }
+        // Recorded under the lock, so a job's end is recorded before any job that needs it starts.
+        if let recorder, newPhase.isTerminal { recorder.jobFinished(record(of: job)) }
     }
 
     /// Adds a job's state (a job added at run time); it starts waiting.

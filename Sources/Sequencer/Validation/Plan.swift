@@ -14,6 +14,8 @@ final class Plan: Sendable {
     let count: Int
     let ids: [JobID]
     let bodies: [any JobBody]
+    /// Whether each job's result was restored (a resumed run); empty when none was.
+    private let restored: [Bool]
     private let optionRefs: [Int32]
     private let optionSets: [JobOptions]
     /// `needStart[i] ..< needStart[i + 1]` index job i's needs in `needs`.
@@ -38,11 +40,10 @@ final class Plan: Sendable {
     /// - Throws: ``WorkflowError`` for an unknown need or lane, a bad option, a cycle, or a
     ///   lane-order deadlock.
     /// - Complexity: O(jobs + needs), without recursion.
-    init(_ workflow: Workflow) throws {
+    init(_ workflow: Workflow, recorder: (any RunRecorder)? = nil) throws {
         let count = workflow.count
         self.count = count
         ids = workflow.ids
-        bodies = workflow.bodies
         optionRefs = workflow.optionRefs
         optionSets = workflow.optionSets
         valueFlags = workflow.valueFlags
@@ -75,7 +76,24 @@ final class Plan: Sendable {
             }
         }
         raisedPriorities = priority
+
+        // Last, once the workflow is known to be valid: a recorder begins a run here.
+        var bodies = workflow.bodies
+        var restored: [Bool] = []
+        if let recorder {
+            for (id, result) in try recorder.runStarting(jobs: ids) {
+                guard let job = lookup.find(id), let body = bodies[Int(job)].restoring(result) else { continue }
+                if restored.isEmpty { restored = [Bool](repeating: false, count: count) }
+                bodies[Int(job)] = body
+                restored[Int(job)] = true
+            }
+        }
+        self.bodies = bodies
+        self.restored = restored
     }
+
+    /// Whether the job's result was restored from an earlier attempt at the run.
+    func isRestored(_ job: Int) -> Bool { !restored.isEmpty && job < count && restored[job] }
 
     /// Whether any job sets a timeout, a retry policy or a coalescing key.
     var hasOptions: Bool { !optionSets.isEmpty }

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+internal import Sequencer
+
+/// One writer at a time: an exclusive `flock` on a file beside the journal, holding the
+/// writer's process ID. The kernel drops the lock when its process dies, even by `kill -9`.
+final class JournalLock: Sendable {
+    let path: String
+    private let descriptor = Locked<Int32>(-1)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Takes the lock, or throws ``JournalError/Code/busy`` naming the process that holds it.
+    func acquire(journal: String) throws {
+        try descriptor.withLock { descriptor in
+            guard descriptor < 0 else {
+                throw JournalError(code: .busy, path: journal, message: "this journal is already recording a run")
+            }
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw JournalError(code: .unreadable, path: journal, message: "cannot open its lock file \(path): \(String(cString: strerror(errno)))")
+            }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                let holder = Self.readHolder(fd)
+                close(fd)
+                let who = holder.map { "process \($0)" } ?? "another process"
+                throw JournalError(code: .busy, path: journal, message: "\(who) is recording a run in this journal")
+            }
+            let pid = "\(getpid())\n"
+            _ = ftruncate(fd, 0)
+            _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+            descriptor = fd
+        }
+    }
+
+    /// Whether another process holds the lock now.
+    func isHeldElsewhere() -> Bool {
+        if descriptor.withLock({ $0 >= 0 }) { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return true }
+        _ = flock(fd, LOCK_UN)
+        return false
+    }
+
+    func release() {
+        descriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            close(descriptor)  // drops the flock
+            descriptor = -1
+        }
+    }
+
+    private static func readHolder(_ fd: Int32) -> Int32? {
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Int32(text.filter(\.isNumber))
+    }
+}

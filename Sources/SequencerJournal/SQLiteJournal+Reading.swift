@@ -1,0 +1,113 @@
+internal import GRDB
+
+extension SQLiteJournal {
+    /// The runs, newest first: of `workflow` only when it is given; at most `limit`.
+    public func runs(workflow: String? = nil, limit: Int? = nil) throws -> [JournalRun] {
+        try read { db in
+            var sql = "SELECT * FROM runs"
+            var arguments: StatementArguments = []
+            if let workflow {
+                sql += " WHERE workflow = ?"
+                arguments += [workflow]
+            }
+            sql += " ORDER BY id DESC"
+            if let limit {
+                sql += " LIMIT ?"
+                arguments += [limit]
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.run(from:))
+        }
+    }
+
+    /// The run `id`, or nil.
+    public func run(_ id: Int64) throws -> JournalRun? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM runs WHERE id = ?", arguments: [id]).map(Self.run(from:)) }
+    }
+
+    /// The jobs of run `id` that the journal has heard of, in the order of their positions.
+    public func jobs(of id: Int64) throws -> [JournalJob] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM jobs WHERE run_id = ? ORDER BY position, name", arguments: [id]).map { row in
+                JournalJob(
+                    name: row["name"], position: row["position"], status: row["status"], code: row["code"],
+                    error: row["error"], attempts: row["attempts"], startedAt: row["started_at"],
+                    endedAt: row["ended_at"], parent: row["parent"])
+            }
+        }
+    }
+
+    /// The attempts recorded for run `id` (by the command line), by job, then attempt.
+    public func attempts(of id: Int64) throws -> [JournalAttempt] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM attempts WHERE run_id = ? ORDER BY name, attempt", arguments: [id]).map { row in
+                JournalAttempt(
+                    job: row["name"], attempt: row["attempt"], startedAt: row["started_at"], endedAt: row["ended_at"],
+                    exit: row["exit"], exitCode: row["exit_code"], output: row["output"])
+            }
+        }
+    }
+
+    /// Whether another process is recording a run in this journal now.
+    public var isRecordingElsewhere: Bool { lock.isHeldElsewhere() }
+
+    /// The fingerprints of the last successes of `workflow`'s jobs, by job.
+    public func fingerprints(workflow: String) throws -> [String: JournalFingerprint] {
+        try read { db in
+            var fingerprints: [String: JournalFingerprint] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM fingerprints WHERE workflow = ?", arguments: [workflow])
+            while let row = try rows.next() {
+                fingerprints[row["name"]] = JournalFingerprint(
+                    fingerprint: row["fingerprint"], parts: JournalFingerprint.decode(row["inputs"]), runID: row["run_id"])
+            }
+            return fingerprints
+        }
+    }
+
+    /// The cache of file hashes: each file's stamp when it was hashed, and its hash.
+    public func fileHashes() throws -> [String: (stamp: FileStamp, hash: String)] {
+        try read { db in
+            var hashes: [String: (stamp: FileStamp, hash: String)] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM file_hashes")
+            while let row = try rows.next() {
+                hashes[row["path"]] = (FileStamp(size: row["size"], modified: row["mtime"], inode: row["inode"]), row["hash"])
+            }
+            return hashes
+        }
+    }
+
+    /// Deletes all but the newest `keep` runs of each workflow (all workflows when nil), with
+    /// their jobs and attempts. Returns the deleted runs. Fingerprints stay: they belong to
+    /// the workflow, not to a run.
+    /// - Throws: ``JournalError/Code/busy`` while another process records a run.
+    public func deleteRuns(keeping keep: Int, workflow: String? = nil) throws -> [JournalRun] {
+        try lock.acquire(journal: path)
+        defer { lock.release() }
+        let doomed = try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM runs AS r WHERE (? IS NULL OR workflow = ?) AND
+                        (SELECT count(*) FROM runs AS n WHERE n.workflow = r.workflow AND n.id > r.id) >= ?
+                    ORDER BY id
+                    """,
+                arguments: [workflow, workflow, max(0, keep)]
+            ).map(Self.run(from:))
+        }
+        try write { db in
+            for run in doomed {
+                try db.execute(sql: "DELETE FROM attempts WHERE run_id = ?", arguments: [run.id])
+                try db.execute(sql: "DELETE FROM jobs WHERE run_id = ?", arguments: [run.id])
+                try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [run.id])
+            }
+        }
+        return doomed
+    }
+
+    static func run(from row: Row) -> JournalRun {
+        JournalRun(
+            id: row["id"], workflow: row["workflow"], info: row["info"], status: row["status"],
+            startedAt: row["started_at"], endedAt: row["ended_at"], jobCount: row["job_count"],
+            succeeded: row["succeeded"], failed: row["failed"], skipped: row["skipped"],
+            cancelled: row["cancelled"], timedOut: row["timed_out"], sessions: row["sessions"])
+    }
+}

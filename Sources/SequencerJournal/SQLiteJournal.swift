@@ -1,0 +1,160 @@
+import Foundation
+internal import GRDB
+
+/// A journal of runs in an SQLite database (WAL mode): the runs of workflows, each job's
+/// outcome and attempts, the fingerprints of jobs that succeeded, and a cache of file hashes.
+///
+/// ```swift
+/// let journal = try SQLiteJournal(path: "startup.journal.sqlite")
+/// let recorder = try journal.beginRun(workflow: "startup")
+/// let report = try await workflow.start(RunOptions(recorder: recorder)).report()
+/// // After a crash, or a failure: run again what did not succeed, restoring the rest.
+/// let resumed = try journal.resumeRun(recorder.runID)
+/// let again = try await workflow.start(RunOptions(recorder: resumed)).report()
+/// ```
+///
+/// Opening a journal migrates an older schema forward. A journal written by a newer
+/// Sequencer, or a file that is not a journal or is damaged, is refused with a
+/// ``JournalError`` and left as it is.
+///
+/// Readers (``runs(workflow:limit:)``, ``jobs(of:)``) may run while another process
+/// records a run. Only one recorder may write at a time: ``beginRun(workflow:info:)`` and
+/// ``resumeRun(_:)`` throw ``JournalError/Code/busy`` while another holds the journal.
+public final class SQLiteJournal: Sendable {
+    /// The database file.
+    public let path: String
+    let database: DatabaseQueue
+    let lock: JournalLock
+
+    /// Opens the journal at `path`, creating it when there is no file, and migrating it when
+    /// it is older than this Sequencer.
+    /// - Throws: ``JournalError`` when the file is not a journal, is damaged, or is newer.
+    public init(path: String) throws {
+        self.path = path
+        lock = JournalLock(path: path + ".lock")
+        try Self.checkHeader(path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "sequencer-journal"
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw JournalError(code: .unreadable, path: path, message: "cannot open the journal: \(Self.describe(error))")
+        }
+        try open()
+    }
+
+    /// A SQLite file starts with this header; an empty file is a new database.
+    private static func checkHeader(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
+            throw JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (not an SQLite database); it was left untouched")
+        }
+    }
+
+    private func open() throws {
+        do {
+            try database.writeWithoutTransaction { db in
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                if applicationID != Schema.applicationID, tables > 0 {
+                    throw JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (an SQLite database of another program); it was left untouched")
+                }
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                let superseded = try Schema.migrator().hasBeenSuperseded(db)
+                if version > Schema.current || superseded {
+                    throw JournalError(
+                        code: .newerVersion, path: path,
+                        message: "the journal has schema version \(version), newer than this sequencer knows (\(Schema.current)); use a newer sequencer, or move the file away to start a new journal")
+                }
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                if tables == 0 { try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)") }
+            }
+            let migrator = Schema.migrator()
+            if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
+                // Each migration runs in a transaction: a crash leaves the journal at a version.
+                try migrator.migrate(database)
+                try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(Schema.current)") }
+            }
+        } catch let error as JournalError {
+            throw error
+        } catch {
+            throw JournalError(code: .unreadable, path: path, message: "cannot read the journal: \(Self.describe(error)); it was left untouched")
+        }
+    }
+
+    /// The schema version of the journal, after opening (and migrating) it.
+    public func schemaVersion() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    /// Checks the whole database file (`PRAGMA integrity_check`); returns the problems found.
+    public func integrityProblems() throws -> [String] {
+        let rows = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        return rows == ["ok"] ? [] : rows
+    }
+
+    // MARK: - Recording
+
+    /// Begins a new run of `workflow` (a name; the command line uses the workflow file's path).
+    /// `info` is kept with the run, for the caller (the command line keeps its options there).
+    /// - Throws: ``JournalError/Code/busy`` while another recorder holds the journal.
+    public func beginRun(workflow: String, info: String? = nil) throws -> JournalRecorder {
+        try lock.acquire(journal: path)
+        do {
+            let id = try write { db in (try Int64.fetchOne(db, sql: "SELECT max(id) FROM runs") ?? 0) + 1 }
+            return JournalRecorder(journal: self, runID: id, workflow: workflow, info: info, resuming: false)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// Resumes the run `id`: its jobs that succeeded (or were up to date) are restored, and the
+    /// rest run again.
+    /// - Throws: ``JournalError/Code/noSuchRun`` when there is no such run;
+    ///   ``JournalError/Code/busy`` while another recorder holds the journal.
+    public func resumeRun(_ id: Int64) throws -> JournalRecorder {
+        try lock.acquire(journal: path)
+        do {
+            guard let run = try self.run(id) else {
+                throw JournalError(code: .noSuchRun, path: path, message: "there is no run #\(id)")
+            }
+            return JournalRecorder(journal: self, runID: id, workflow: run.workflow, info: run.info, resuming: true)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    // MARK: - Database access
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.read(body)
+        } catch let error as JournalError {
+            throw error
+        } catch {
+            throw JournalError(code: .database, path: path, message: "reading the journal failed: \(Self.describe(error))")
+        }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.write(body)
+        } catch let error as JournalError {
+            throw error
+        } catch {
+            throw JournalError(code: .database, path: path, message: "writing the journal failed: \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            return error.message ?? error.resultCode.description
+        }
+        return "\(error)"
+    }
+}

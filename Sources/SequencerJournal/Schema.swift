@@ -1,0 +1,90 @@
+internal import GRDB
+
+/// The journal's tables, one migration per schema version.
+///
+/// A released migration never changes: a new schema is a new migration appended here, with
+/// a fixture file of the previous version under `Tests/SequencerJournalTests/Fixtures/` and a
+/// test that opens it (see `MigrationTests`).
+enum Schema {
+    /// Marks a database as a Sequencer journal (`PRAGMA application_id`): "SEQJ".
+    static let applicationID: Int32 = 0x5345_514A
+
+    /// The versions this build knows, oldest first.
+    static let versions = ["v1", "v2"]
+
+    static var current: Int { versions.count }
+
+    static func migrator(upTo last: String? = nil) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE runs (
+                    id INTEGER PRIMARY KEY,
+                    workflow TEXT NOT NULL,
+                    info TEXT,
+                    status TEXT NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    ended_at INTEGER,
+                    job_count INTEGER NOT NULL,
+                    succeeded INTEGER NOT NULL DEFAULT 0,
+                    failed INTEGER NOT NULL DEFAULT 0,
+                    skipped INTEGER NOT NULL DEFAULT 0,
+                    cancelled INTEGER NOT NULL DEFAULT 0,
+                    timed_out INTEGER NOT NULL DEFAULT 0,
+                    sessions INTEGER NOT NULL DEFAULT 1
+                );
+                CREATE INDEX runs_by_workflow ON runs(workflow, id);
+                CREATE TABLE jobs (
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    status TEXT NOT NULL,
+                    code TEXT,
+                    error TEXT,
+                    attempts INTEGER NOT NULL,
+                    started_at INTEGER,
+                    ended_at INTEGER,
+                    result BLOB,
+                    parent TEXT,
+                    PRIMARY KEY (run_id, name)
+                ) WITHOUT ROWID;
+                """)
+        }
+        guard last != "v1" else { return migrator }
+        migrator.registerMigration("v2") { db in
+            // Per-attempt details (exit codes, output files), up-to-date fingerprints and the
+            // file hash cache; `result_kind` tells a Void result from one that could not be kept.
+            try db.execute(sql: """
+                ALTER TABLE jobs ADD COLUMN result_kind INTEGER NOT NULL DEFAULT 0;
+                UPDATE jobs SET result_kind = 1 WHERE result IS NOT NULL;
+                CREATE TABLE attempts (
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    attempt INTEGER NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    ended_at INTEGER NOT NULL,
+                    exit TEXT NOT NULL,
+                    exit_code INTEGER,
+                    output TEXT,
+                    PRIMARY KEY (run_id, name, attempt)
+                ) WITHOUT ROWID;
+                CREATE TABLE fingerprints (
+                    workflow TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    inputs TEXT NOT NULL,
+                    run_id INTEGER NOT NULL,
+                    PRIMARY KEY (workflow, name)
+                ) WITHOUT ROWID;
+                CREATE TABLE file_hashes (
+                    path TEXT PRIMARY KEY,
+                    size INTEGER NOT NULL,
+                    mtime INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    hash TEXT NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+}

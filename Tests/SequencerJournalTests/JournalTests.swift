@@ -1,0 +1,140 @@
+import Foundation
+import Sequencer
+import SequencerJournal
+import SequencerTestSupport
+import Testing
+
+/// A temporary directory for one test, removed at the end.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "sequencer-journal-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Counts calls of job bodies, by job.
+final class Calls: Sendable {
+    private let counts = Locked<[String: Int]>([:])
+    func record(_ job: String) { counts.withLock { $0[job, default: 0] += 1 } }
+    subscript(job: String) -> Int { counts.withLock { $0[job, default: 0] } }
+}
+
+struct Config: Codable, Sendable, Equatable {
+    var name: String
+    var limit: Int
+}
+
+struct NotCodable: Sendable {
+    var value: Int
+}
+
+struct Flaky: Error {}
+
+@Suite struct JournalTests {
+    /// a -> b -> c, with c failing while `failC` is true; b returns a Codable value and d a
+    /// value that is not Codable.
+    func workflow(calls: Calls, failC: Bool) throws -> Workflow {
+        var workflow = Workflow()
+        try workflow.add("a") { _ in calls.record("a") }
+        let b = try workflow.add("b", needs: ["a"]) { _ in
+            calls.record("b")
+            return Config(name: "b", limit: calls["b"])
+        }
+        try workflow.add("d") { _ in
+            calls.record("d")
+            return NotCodable(value: 7)
+        }
+        try workflow.add("c", needs: ["b", "d"]) { ctx in
+            calls.record("c")
+            if failC { throw Flaky() }
+            let config = try await ctx.value(of: b)
+            #expect(config == Config(name: "b", limit: 1))  // restored from the first run
+        }
+        return workflow
+    }
+
+    @Test func aResumedRunRestoresWhatSucceededAndRunsTheRest() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        let calls = Calls()
+
+        let recorder = try journal.beginRun(workflow: "test")
+        let first = try await workflow(calls: calls, failC: true).start(RunOptions(recorder: recorder)).report()
+        #expect(first.status == .failed)
+        let run = try #require(try journal.run(recorder.runID))
+        #expect(run.status == "failed")
+        #expect(run.succeeded == 3 && run.failed == 1 && run.jobCount == 4)
+        let jobs = try journal.jobs(of: recorder.runID)
+        #expect(jobs.map(\.name) == ["a", "b", "d", "c"])
+        #expect(jobs.first { $0.name == "c" }?.error == "Flaky()")
+
+        let resumed = try journal.resumeRun(recorder.runID)
+        let second = try await workflow(calls: calls, failC: false).start(RunOptions(recorder: resumed)).report()
+        #expect(second.status == .succeeded)
+        // a and b were restored; d's value is not Codable, so it ran again; c ran again.
+        #expect(calls["a"] == 1 && calls["b"] == 1 && calls["d"] == 2 && calls["c"] == 2)
+        #expect(second.outcome(of: "a")?.restored == true)
+        #expect(second.outcome(of: "a")?.attempts == 0)
+        #expect(second.outcome(of: "d")?.restored == false)
+        let after = try #require(try journal.run(recorder.runID))
+        #expect(after.status == "succeeded" && after.sessions == 2 && after.succeeded == 4)
+    }
+
+    @Test func aRunIsRecordedBeforeItsReportIsDelivered() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        var workflow = Workflow()
+        for job in 0..<500 {
+            try workflow.add(JobID("job\(job)"), needs: job > 0 ? [JobID("job\(job - 1)")] : []) { _ in }
+        }
+        let recorder = try journal.beginRun(workflow: "chain")
+        let report = try await workflow.start(RunOptions(recorder: recorder)).report()
+        #expect(report.status == .succeeded)
+        let jobs = try journal.jobs(of: recorder.runID)
+        #expect(jobs.count == 500)
+        #expect(jobs.allSatisfy { $0.status == "succeeded" && $0.attempts == 1 })
+        // Each job started after the job it needs ended.
+        for (need, job) in zip(jobs, jobs.dropFirst()) {
+            #expect(try #require(job.startedAt) >= (try #require(need.endedAt)))
+        }
+        #expect(try journal.run(recorder.runID)?.status == "succeeded")
+    }
+
+    @Test func anUpToDateJobIsSkippedAndItsDependentsRun() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        var workflow = Workflow()
+        try workflow.add("fresh") { ctx in ctx.markUpToDate() }
+        try workflow.add("after", needs: ["fresh"]) { _ in }
+        let recorder = try journal.beginRun(workflow: "w")
+        let report = try await workflow.start(RunOptions(recorder: recorder)).report()
+        #expect(report.status == .succeeded)
+        #expect(report.outcome(of: "fresh")?.status == .skipped)
+        #expect(report.outcome(of: "fresh")?.error?.code == .upToDate)
+        #expect(report.outcome(of: "after")?.status == .succeeded)
+        #expect(report.count(.skipped) == 1 && report.count(.succeeded) == 1)
+        let fresh = try journal.jobs(of: recorder.runID).first { $0.name == "fresh" }
+        #expect(fresh?.status == "skipped" && fresh?.code == "upToDate")
+    }
+
+    @Test func aSecondWriterIsRefusedWhileTheFirstRecords() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("journal.sqlite")
+        let journal = try SQLiteJournal(path: path)
+        let recorder = try journal.beginRun(workflow: "w")
+        let other = try SQLiteJournal(path: path)
+        #expect(other.isRecordingElsewhere)
+        let error = #expect(throws: JournalError.self) { try other.beginRun(workflow: "w") }
+        #expect(error?.code == .busy)
+        #expect(error?.message.contains("process \(ProcessInfo.processInfo.processIdentifier)") == true)
+        recorder.close()
+        #expect(!other.isRecordingElsewhere)
+        try other.beginRun(workflow: "w").close()
+    }
+}
