@@ -8,10 +8,19 @@ struct RunSummary {
     let interrupted: Bool
 
     func print(to console: Console) {
-        let counts = JobStatus.allCases.compactMap { status -> String? in
-            let count = report.count(status)
+        var upToDate = 0, restored = 0
+        for outcome in report.outcomes {
+            if outcome.restored { restored += 1 }
+            if outcome.error?.code == .upToDate { upToDate += 1 }
+        }
+        var counts = JobStatus.allCases.compactMap { status -> String? in
+            var count = report.count(status)
+            if status == .succeeded { count -= restored }
+            if status == .skipped { count -= upToDate }
             return count == 0 ? nil : "\(count) \(status == .timedOut ? "timed out" : status.rawValue)"
         }
+        if upToDate > 0 { counts.insert("\(upToDate) up to date", at: 0) }
+        if restored > 0 { counts.insert("\(restored) done before", at: 0) }
         let total = shell.file.jobs.count
         let verdict = interrupted ? "interrupted" : report.status.rawValue
         console.line("sequencer: \(verdict): \(total) job\(total == 1 ? "" : "s") in \(seconds(report.duration)): "

@@ -11,7 +11,10 @@ struct SequencerCLI: AsyncParsableCommand {
             or the deadline passed; 2 the workflow file or the arguments are invalid; \
             130 interrupted (SIGINT or SIGTERM).
             """,
-        subcommands: [RunCommand.self, CheckCommand.self, GraphCommand.self],
+        subcommands: [
+            RunCommand.self, CheckCommand.self, GraphCommand.self, RunsCommand.self, ShowCommand.self, TraceCommand.self,
+            ResumeCommand.self, GCCommand.self,
+        ],
         defaultSubcommand: RunCommand.self
     )
 

@@ -106,9 +106,15 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     // MARK: - Records from the caller
 
-    /// Records an attempt of a job: its exit and where its output is.
-    public func recordAttempt(_ attempt: JournalAttempt) {
-        append(.attempt(attempt))
+    /// Records an attempt of a job: when it ran (after the run's start), how it ended, and
+    /// where its output is.
+    public func recordAttempt(
+        job: String, attempt: Int, startedAt: Duration, endedAt: Duration, exit: String, exitCode: Int?, signal: Int?,
+        output: String?
+    ) {
+        append(.attempt(JournalAttempt(
+            job: job, attempt: attempt, startedAt: origin + startedAt.wholeNanoseconds,
+            endedAt: origin + endedAt.wholeNanoseconds, exit: exit, exitCode: exitCode, signal: signal, output: output)))
     }
 
     /// Records the fingerprint of a job that just succeeded, with its parts.
@@ -193,8 +199,14 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                 ])
             case .attempt(let attempt):
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO attempts (run_id, name, attempt, started_at, ended_at, exit, exit_code, output) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [runID, attempt.job, attempt.attempt, attempt.startedAt, attempt.endedAt, attempt.exit, attempt.exitCode, attempt.output])
+                    sql: """
+                        INSERT OR REPLACE INTO attempts (run_id, name, attempt, started_at, ended_at, exit, exit_code, signal, output)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        runID, attempt.job, attempt.attempt, attempt.startedAt, attempt.endedAt, attempt.exit,
+                        attempt.exitCode, attempt.signal, attempt.output,
+                    ])
             case .fingerprint(let job, let fingerprint, let inputs):
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, inputs, run_id) VALUES (?, ?, ?, ?, ?)",

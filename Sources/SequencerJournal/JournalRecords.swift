@@ -59,10 +59,16 @@ public struct JournalAttempt: Sendable, Codable, Hashable {
     public let exit: String
     /// The process's exit code, when it exited.
     public let exitCode: Int?
+    /// The signal that killed the process, when one did.
+    public let signal: Int?
     /// The file holding its output.
     public let output: String?
 
-    public init(job: String, attempt: Int, startedAt: Int64, endedAt: Int64, exit: String, exitCode: Int?, output: String?) {
+    public init(
+        job: String, attempt: Int, startedAt: Int64, endedAt: Int64, exit: String, exitCode: Int?, signal: Int?,
+        output: String?
+    ) {
+        self.signal = signal
         self.job = job
         self.attempt = attempt
         self.startedAt = startedAt

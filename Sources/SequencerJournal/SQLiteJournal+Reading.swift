@@ -42,7 +42,7 @@ extension SQLiteJournal {
             try Row.fetchAll(db, sql: "SELECT * FROM attempts WHERE run_id = ? ORDER BY name, attempt", arguments: [id]).map { row in
                 JournalAttempt(
                     job: row["name"], attempt: row["attempt"], startedAt: row["started_at"], endedAt: row["ended_at"],
-                    exit: row["exit"], exitCode: row["exit_code"], output: row["output"])
+                    exit: row["exit"], exitCode: row["exit_code"], signal: row["signal"], output: row["output"])
             }
         }
     }
@@ -109,5 +109,16 @@ extension SQLiteJournal {
             startedAt: row["started_at"], endedAt: row["ended_at"], jobCount: row["job_count"],
             succeeded: row["succeeded"], failed: row["failed"], skipped: row["skipped"],
             cancelled: row["cancelled"], timedOut: row["timed_out"], sessions: row["sessions"])
+    }
+}
+
+extension SQLiteJournal {
+    /// Gives the space of deleted runs back to the file system (`VACUUM`).
+    public func compact() throws {
+        do {
+            try database.vacuum()
+        } catch {
+            throw JournalError(code: .database, path: path, message: "compacting the journal failed: \(Self.describe(error))")
+        }
     }
 }

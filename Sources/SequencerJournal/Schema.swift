@@ -65,6 +65,7 @@ enum Schema {
                     ended_at INTEGER NOT NULL,
                     exit TEXT NOT NULL,
                     exit_code INTEGER,
+                    signal INTEGER,
                     output TEXT,
                     PRIMARY KEY (run_id, name, attempt)
                 ) WITHOUT ROWID;

@@ -31,6 +31,16 @@ public struct ChromeTrace: Sendable {
         events = layout.events()
     }
 
+    /// Lays out a past run's attempts (from a journal), without its report.
+    ///
+    /// - Parameters:
+    ///   - statuses: how each job ended, by name.
+    ///   - criticalPath: the jobs of the critical path, in order.
+    public init(file: WorkflowFile, attempts: [AttemptRecord], statuses: [String: String], criticalPath: [String]) {
+        let layout = TraceLayout(file: file, attempts: attempts, statuses: statuses, criticalPath: criticalPath, spans: [:])
+        events = layout.events()
+    }
+
     /// The trace as JSON: `{"displayTimeUnit": "ms", "traceEvents": [...]}`, on one line, with
     /// sorted keys.
     ///

@@ -14,7 +14,8 @@ struct TraceLayout {
     }
 
     private let file: WorkflowFile
-    private let report: RunReport
+    /// When each job of the critical path ran, in microseconds, for jobs without attempts.
+    private let spans: [String: (start: Int64, end: Int64)]
     private let slices: [Slice]
     private let critical: [String]
     /// Each job's position in the file, by name.
@@ -23,8 +24,26 @@ struct TraceLayout {
     private let statuses: [String: String]
 
     init(file: WorkflowFile, report: RunReport, attempts: [AttemptRecord]) {
+        var statuses: [String: String] = [:]
+        var spans: [String: (start: Int64, end: Int64)] = [:]
+        for name in Set(attempts.map(\.job)).union(report.criticalPath.map(\.rawValue)) {
+            let outcome = report.outcome(of: JobID(name))
+            statuses[name] = outcome?.status.rawValue ?? "unknown"
+            if let start = outcome?.startedAt, let end = outcome?.endedAt {
+                spans[name] = (start.wholeMicroseconds, max(start.wholeMicroseconds, end.wholeMicroseconds))
+            }
+        }
+        self.init(file: file, attempts: attempts, statuses: statuses, criticalPath: report.criticalPath.map(\.rawValue), spans: spans)
+    }
+
+    init(
+        file: WorkflowFile, attempts: [AttemptRecord], statuses: [String: String], criticalPath: [String],
+        spans: [String: (start: Int64, end: Int64)]
+    ) {
         self.file = file
-        self.report = report
+        self.spans = spans
+        self.statuses = statuses
+        critical = criticalPath
         var positions: [String: Int] = [:]
         for (position, job) in file.jobs.enumerated() where positions[job.name] == nil {
             positions[job.name] = position
@@ -42,12 +61,6 @@ struct TraceLayout {
             (a.start, a.end, a.position ?? Int.max, a.record.job, a.record.attempt)
                 < (b.start, b.end, b.position ?? Int.max, b.record.job, b.record.attempt)
         }
-        critical = report.criticalPath.map(\.rawValue)
-        var statuses: [String: String] = [:]
-        for name in Set(attempts.map(\.job)).union(critical) {
-            statuses[name] = report.outcome(of: JobID(name))?.status.rawValue ?? "unknown"
-        }
-        self.statuses = statuses
     }
 
     func events() -> [TraceEvent] {
@@ -105,9 +118,8 @@ struct TraceLayout {
             var span: (start: Int64, end: Int64)
             if let first = attempts.map(\.start).min(), let last = attempts.map(\.end).max() {
                 span = (first, last)
-            } else if let outcome = report.outcome(of: JobID(name)), let start = outcome.startedAt,
-                      let end = outcome.endedAt {
-                span = (start.wholeMicroseconds, max(start.wholeMicroseconds, end.wholeMicroseconds))
+            } else if let known = spans[name] {
+                span = known
             } else {
                 continue
             }

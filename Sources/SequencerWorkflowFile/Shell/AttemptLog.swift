@@ -16,6 +16,19 @@ public struct AttemptRecord: Sendable, Hashable {
     public var startError: String?
     /// The file holding the process's standard output and standard error.
     public var outputPath: String
+
+    public init(
+        job: String, attempt: Int, startedAt: Duration, endedAt: Duration, exit: ProcessExit?, startError: String?,
+        outputPath: String
+    ) {
+        self.job = job
+        self.attempt = attempt
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.exit = exit
+        self.startError = startError
+        self.outputPath = outputPath
+    }
 }
 
 /// Every attempt of every shell job of a run, as they end. Safe to read while the run runs.

@@ -32,9 +32,11 @@ public struct ShellWorkflow: Sendable {
     ///     (the job's name) and `SEQUENCER_ATTEMPT` (1, 2, …).
     /// - Throws: ``WorkflowFileError`` if the library rejects the jobs (which a checked file
     ///   does not cause).
+    ///   - upToDate: decides whether a job is up to date before its first attempt (it is then
+    ///     skipped as up to date), and hears of its success; nil runs every job.
     public init(
         file: WorkflowFile, runner: ProcessRunner, outputDirectory: String, log: AttemptLog = AttemptLog(),
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil, upToDate: (any UpToDateCheck)? = nil
     ) throws(WorkflowFileError) {
         self.file = file
         self.log = log
@@ -61,9 +63,14 @@ public struct ShellWorkflow: Sendable {
                     JobID(job.name), needs: job.needs.map { JobID($0.name) }, lane: job.lane, priority: job.priority,
                     timeout: job.timeout, retry: job.retry
                 ) { context in
+                    if let upToDate, context.attempt == 1, upToDate.isUpToDate(job) {
+                        context.markUpToDate()
+                        return
+                    }
                     try await Self.runAttempt(
                         of: name, command: command, context: context, runner: runner, log: log,
                         outputPath: outputDirectory + "/" + Self.attemptFileName(outputName, attempt: context.attempt))
+                    upToDate?.succeeded(job)
                 }
             } catch {
                 throw WorkflowFileError(diagnostics: [

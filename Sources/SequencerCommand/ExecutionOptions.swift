@@ -1,0 +1,48 @@
+import ArgumentParser
+import Sequencer
+
+/// How jobs run: the options `run` and `resume` share.
+struct ExecutionOptions: ParsableArguments {
+    @Option(name: [.short, .long], help: "The most jobs running at once; the default is the number of cores.")
+    var jobs: Int = RunOptions.activeProcessorCount
+
+    @Flag(name: [.short, .long], help: "Keep starting jobs that do not depend on a failed one.")
+    var keepGoing = false
+
+    @Option(help: ArgumentHelp("Stop the run after this long (like 30s or 1h30m), reporting what finished.",
+                               valueName: "duration"))
+    var deadline: String?
+
+    @Option(help: ArgumentHelp("How long a stopped command may take to exit after SIGTERM before it gets SIGKILL.",
+                               valueName: "duration"))
+    var gracePeriod = "2s"
+
+    @Flag(help: "Print the run report as JSON on standard output (progress goes to standard error).")
+    var json = false
+
+    @Option(help: ArgumentHelp("Write a Chrome trace of the run (open it in Perfetto or chrome://tracing).",
+                               valueName: "file"),
+            completion: .file(extensions: ["json"]))
+    var trace: String?
+
+    @Flag(help: "Run every job, even those that are up to date.")
+    var force = false
+
+    @Flag(help: "Print why each job runs (which input, command or needed job changed), like ninja -d explain.")
+    var explain = false
+
+    @Flag(help: "Do not use the journal: nothing is recorded, nothing is up to date, and the run cannot be resumed.")
+    var noJournal = false
+
+    @Flag(help: "Fail at once, instead of waiting, when another sequencer is recording a run in the journal.")
+    var noWait = false
+
+    @Flag(name: [.short, .long], help: "Print every job as it finishes, with its output.")
+    var verbose = false
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let deadline { _ = try duration(deadline, option: "--deadline") }
+        _ = try duration(gracePeriod, option: "--grace-period")
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import SequencerJournal
+import SequencerWorkflowFile
+
+/// Where the journal commands find the journal: beside `--file`, or at `--journal`.
+struct JournalLocation: ParsableArguments {
+    @Option(name: [.short, .long], help: "The workflow file whose journal to read (default: ./sequencer.yml).",
+            completion: .file(extensions: ["yml", "yaml"]))
+    var file = "sequencer.yml"
+
+    @OptionGroup var journal: JournalOptions
+
+    var directory: String {
+        let directory = (file as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
+    var path: String { journal.path(beside: directory) }
+
+    /// The workflow file's key in the journal.
+    var workflowKey: String { URL(fileURLWithPath: file).standardizedFileURL.path }
+
+    func open() throws -> SQLiteJournal { try JournalOptions.open(path, create: false) }
+}
+
+/// A run's number, or `last`.
+struct RunSelector: ExpressibleByArgument {
+    let id: Int64?
+
+    init?(argument: String) {
+        if argument == "last" {
+            id = nil
+        } else if let id = Int64(argument.hasPrefix("#") ? String(argument.dropFirst()) : argument), id > 0 {
+            self.id = id
+        } else {
+            return nil
+        }
+    }
+
+    /// The run: the given one, or the newest of the file (of any file when it has none).
+    func find(in journal: SQLiteJournal, location: JournalLocation) throws -> JournalRun {
+        let run: JournalRun?
+        do {
+            if let id {
+                run = try journal.run(id)
+            } else {
+                run = try journal.runs(workflow: location.workflowKey, limit: 1).first ?? journal.runs(limit: 1).first
+            }
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        guard let run else {
+            printError("error: \(journal.path): " + (id.map { "there is no run #\($0)" } ?? "no runs are recorded"))
+            throw ExitCode(ExitStatus.invalid)
+        }
+        return run
+    }
+}
+
+extension JournalRun {
+    /// The status to show: a run that says it is running while nobody records it was interrupted.
+    func state(recording: Bool) -> String {
+        status == "running" && !recording ? "interrupted" : status
+    }
+}
+
+/// A journal read that failed: its message, and exit status 2.
+func journalFailure(_ error: any Error) -> ExitCode {
+    printError("error: \(error)")
+    return ExitCode(ExitStatus.invalid)
+}
+
+/// JSON for the journal commands: sorted keys, pretty, one document.
+func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    write(text + "\n", to: STDOUT_FILENO)
+}
+
+/// A time from the journal (nanoseconds since 1970), for people: `2026-11-22 15:20:01`.
+func timestamp(_ nanoseconds: Int64) -> String {
+    let formatter = DateFormatter()
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    return formatter.string(from: Date(timeIntervalSince1970: Double(nanoseconds) / 1e9))
+}
+
+/// Seconds from the journal, for people.
+func seconds(_ value: Double?) -> String {
+    value.map { seconds(.nanoseconds(Int64($0 * 1e9))) } ?? "-"
+}
+
+/// Lines of columns, each as wide as its widest cell.
+func table(_ rows: [[String]]) -> String {
+    guard let columns = rows.map(\.count).max() else { return "" }
+    let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { column, cell in
+            column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ")
+    }.joined(separator: "\n")
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import SequencerJournal
+
+/// Where the journal is, for every command that uses it.
+struct JournalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The journal (default: .sequencer/journal.sqlite beside the workflow file).", valueName: "path"),
+        completion: .file(extensions: ["sqlite"]))
+    var journal: String?
+
+    /// The journal's path for a workflow file in `directory`.
+    func path(beside directory: String) -> String {
+        journal ?? directory + "/.sequencer/journal.sqlite"
+    }
+
+    /// Opens the journal at `path`, creating its directory; exit status 2 (with the reason
+    /// printed) when it cannot be used.
+    static func open(_ path: String, create: Bool = true) throws -> SQLiteJournal {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !create, !FileManager.default.fileExists(atPath: path) {
+            printError("error: \(path): there is no journal here (runs are recorded by `sequencer run`)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        do {
+            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            return try SQLiteJournal(path: path)
+        } catch let error as JournalError {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        } catch {
+            printError("error: \(path): cannot create the journal's directory: \(error.localizedDescription)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+    }
+}
+
+/// What `sequencer run` keeps with a run, so that `sequencer resume` runs it the same way.
+struct RunInfo: Codable {
+    /// The jobs named on the command line (empty: every job).
+    var only: [String]
+    var keepGoing: Bool
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    init(only: [String], keepGoing: Bool) {
+        self.only = only
+        self.keepGoing = keepGoing
+    }
+
+    init?(json: String?) {
+        guard let json, let info = try? JSONDecoder().decode(RunInfo.self, from: Data(json.utf8)) else { return nil }
+        self = info
+    }
+}
+
+extension SQLiteJournal {
+    /// Begins (or resumes) a run, waiting while another process records one in this journal.
+    func recorder(waiting: Bool, _ begin: () throws -> JournalRecorder) async throws -> JournalRecorder {
+        var announced = false
+        while true {
+            do {
+                return try begin()
+            } catch let error as JournalError where error.code == .busy && waiting {
+                if !announced {
+                    printError("sequencer: waiting: \(error.message) (\(path))")
+                    announced = true
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            } catch let error as JournalError {
+                printError("error: \(error)")
+                throw ExitCode(ExitStatus.invalid)
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import Sequencer
+import SequencerJournal
+import SequencerWorkflowFile
+
+/// One run of a workflow file, new or resumed: progress, signals, the journal, the summary.
+struct RunSession {
+    let file: WorkflowFile
+    let options: ExecutionOptions
+    var journal: SQLiteJournal?
+    /// Records the run; nil with `--no-journal`.
+    var recorder: JournalRecorder?
+
+    init(file: WorkflowFile, options: ExecutionOptions) {
+        self.file = file
+        self.options = options
+    }
+
+    /// The key of a workflow file in the journal: its absolute path.
+    static func key(of file: WorkflowFile) -> String {
+        URL(fileURLWithPath: file.path).standardizedFileURL.path
+    }
+
+    func run() async throws {
+        defer { recorder?.close() }
+        let outputDirectory = try makeOutputDirectory()
+        let grace = try duration(options.gracePeriod, option: "--grace-period")
+        let runner = ProcessRunner(terminationGrace: grace)
+        let progressDescriptor = options.json ? STDERR_FILENO : STDOUT_FILENO
+        let console = Console(descriptor: progressDescriptor, isLive: Console.isTerminal(progressDescriptor))
+        let progress = Progress(console: console, file: file, verbose: options.verbose)
+        let recorder = self.recorder
+        let shell: ShellWorkflow
+        do {
+            shell = try ShellWorkflow(
+                file: file, runner: runner, outputDirectory: outputDirectory,
+                log: AttemptLog { attempt in
+                    progress.attemptEnded(attempt)
+                    recorder?.recordAttempt(
+                        job: attempt.job, attempt: attempt.attempt, startedAt: attempt.startedAt, endedAt: attempt.endedAt,
+                        exit: attempt.exitSummary, exitCode: attempt.exitCode, signal: attempt.signal,
+                        output: attempt.outputPath)
+                },
+                upToDate: try upToDate(console: console))
+        } catch let error as WorkflowFileError {
+            printError(error.description)
+            throw ExitCode(ExitStatus.invalid)
+        }
+
+        let (events, continuation) = AsyncStream.makeStream(of: RunEvent.self)
+        let runOptions = RunOptions(
+            maxConcurrency: options.jobs, deadline: try options.deadline.map { try duration($0, option: "--deadline") },
+            keepGoing: options.keepGoing, events: continuation,
+            // Longer than the runner's SIGTERM-to-SIGKILL wait, so a stopped job's process has
+            // always been killed and reaped before the job ends.
+            gracePeriod: grace + .seconds(5),
+            recorder: recorder)
+        log.debug("starting", metadata: [
+            "file": "\(file.path)", "jobs": "\(file.jobs.count)", "concurrency": "\(options.jobs)",
+            "output": "\(outputDirectory)", "deadline": "\(options.deadline ?? "none")",
+            "keepGoing": "\(options.keepGoing)", "run": "\(recorder.map { "\($0.runID)" } ?? "not journaled")",
+        ])
+        // Signals are handled from before the first process starts, so none can be orphaned.
+        let started = Locked<Run?>(nil)
+        let interrupts = Interrupts(
+            first: {
+                guard let run = started.withLock({ $0 }) else { return }
+                console.line("interrupted: stopping \(run.snapshot.running.count) running job(s); interrupt again to kill them")
+                run.cancel()
+            },
+            again: { runner.signalAll(SIGKILL) })
+        let run: Run
+        do {
+            run = try shell.workflow.start(runOptions)
+        } catch let error as JournalError {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        } catch {
+            printError("\(file.path): error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        started.withLock { $0 = run }
+        if interrupts.happened { run.cancel() }
+        if let recorder {
+            console.line("sequencer: \(recorder.isResuming ? "resuming" : "run") #\(recorder.runID) of \(file.path)")
+        }
+        await progress.follow(events)
+        let report = await run.report()
+        interrupts.stop()
+        log.debug("finished", metadata: ["status": "\(report.status)", "duration": "\(report.duration)"])
+        if let error = recorder?.writeError {
+            printError("warning: the run could not be recorded in full: \(error)")
+        }
+
+        let summary = RunSummary(report: report, shell: shell, interrupted: interrupts.happened)
+        summary.print(to: console)
+        if let trace = options.trace { try writeTrace(to: trace, report: report, shell: shell) }
+        if options.json {
+            let document = ReportDocument(
+                file: shell.file, report: report, attempts: shell.log.all, interrupted: interrupts.happened)
+            write(document.json() + "\n", to: STDOUT_FILENO)
+        }
+        if interrupts.happened { throw ExitCode(ExitStatus.interrupted) }
+        if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// The up-to-date checks, when the run is journaled and some job has outputs.
+    private func upToDate(console: Console) throws -> UpToDate? {
+        guard let journal, let recorder else { return nil }
+        guard file.jobs.contains(where: { !$0.outputs.isEmpty }) || options.explain else { return nil }
+        do {
+            let stored = try journal.fingerprints(workflow: Self.key(of: file))
+            let hasher = FileHasher(cache: try journal.fileHashes(), recorder: recorder)
+            var explain: (@Sendable (String, String) -> Void)?
+            if options.explain {
+                explain = { job, reason in console.line("explain: \(job) runs: \(reason)") }
+            }
+            return UpToDate(file: file, stored: stored, hasher: hasher, recorder: recorder, force: options.force, explain: explain)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+    }
+
+    /// `.sequencer/output/RUN` beside the workflow file for a journaled run, or
+    /// `.sequencer/output` (or a temporary directory if that cannot be written).
+    private func makeOutputDirectory() throws -> String {
+        let files = FileManager.default
+        var directory = file.directory + "/.sequencer/output"
+        if let recorder { directory += "/\(recorder.runID)" }
+        do {
+            try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return directory
+        } catch {
+            let fallback = NSTemporaryDirectory() + "sequencer-output-\(getpid())"
+            log.warning("cannot write \(directory) (\(error.localizedDescription)); output goes to \(fallback)")
+            try files.createDirectory(atPath: fallback, withIntermediateDirectories: true)
+            return fallback
+        }
+    }
+
+    private func writeTrace(to path: String, report: RunReport, shell: ShellWorkflow) throws {
+        let trace = ChromeTrace(file: shell.file, report: report, attempts: shell.log.all)
+        do {
+            try trace.json().write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
+            throw ExitCode(ExitStatus.failed)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Sequencer
+import SequencerJournal
+import SequencerWorkflowFile
+
+/// Up-to-date checks with ninja's and llbuild's meaning: a job with `outputs` is skipped when
+/// its fingerprint equals the fingerprint of its last success and all its outputs exist.
+///
+/// A fingerprint is a hash over the job's parts: its command, its environment (the file's and
+/// the job's `env`), its working directory, its declared outputs, the content hash of each
+/// input file (patterns expanded when the job starts, after its needs ran), and the
+/// fingerprints of the jobs it needs. It is computed as the job is about to start, and
+/// recorded when it succeeds.
+final class UpToDate: UpToDateCheck {
+    private let file: WorkflowFile
+    private let stored: [String: JournalFingerprint]
+    private let hasher: FileHasher
+    private let recorder: JournalRecorder
+    private let force: Bool
+    /// Called with a job's name and why it runs, for `--explain`.
+    private let explain: (@Sendable (String, String) -> Void)?
+    /// The fingerprints computed in this run, by job.
+    private let computed = Locked<[String: (fingerprint: String, parts: [String: String])]>([:])
+    private let base: [String: String]
+
+    init(
+        file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, recorder: JournalRecorder,
+        force: Bool, explain: (@Sendable (String, String) -> Void)?
+    ) {
+        self.file = file
+        self.stored = stored
+        self.hasher = hasher
+        self.recorder = recorder
+        self.force = force
+        self.explain = explain
+        base = file.environment
+    }
+
+    func isUpToDate(_ job: WorkflowFile.Job) -> Bool {
+        let (fingerprint, parts) = self.fingerprint(of: job)
+        computed.withLock { $0[job.name] = (fingerprint, parts) }
+        if force {
+            explain?(job.name, "--force")
+            return false
+        }
+        guard !job.outputs.isEmpty else {
+            explain?(job.name, "it declares no outputs, so it always runs")
+            return false
+        }
+        guard let last = stored[job.name] else {
+            explain?(job.name, "no earlier success is recorded")
+            return false
+        }
+        guard last.fingerprint == fingerprint else {
+            explain?(job.name, Self.changes(from: last.parts, to: parts))
+            return false
+        }
+        let directory = self.directory(of: job)
+        if let missing = job.outputs.first(where: { !FileHasher.exists(Self.absolute($0, in: directory)) }) {
+            explain?(job.name, "output \(missing) is missing")
+            return false
+        }
+        return true
+    }
+
+    func succeeded(_ job: WorkflowFile.Job) {
+        guard let (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
+        // A success changes nothing when the fingerprint is the one recorded.
+        guard stored[job.name]?.fingerprint != fingerprint else { return }
+        recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts)
+    }
+
+    /// The job's fingerprint and the parts it is made of.
+    private func fingerprint(of job: WorkflowFile.Job) -> (String, [String: String]) {
+        var parts: [String: String] = [:]
+        parts["command"] = FileHasher.digest(of: job.run)
+        let environment = base.merging(job.environment) { $1 }
+        parts["env"] = FileHasher.digest(of: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\0"))
+        parts["cwd"] = FileHasher.digest(of: job.workingDirectory ?? "")
+        parts["outputs"] = FileHasher.digest(of: job.outputs.joined(separator: "\0"))
+        let directory = self.directory(of: job)
+        for pattern in job.inputs {
+            let paths = FilePattern.expand(pattern, in: directory)
+            if paths.isEmpty, FilePattern.isGlob(pattern) { parts["input:" + pattern] = "no files" }
+            for path in paths {
+                parts["input:" + path] = hasher.hash(Self.absolute(path, in: directory)) ?? "missing"
+            }
+        }
+        for need in job.needs {
+            parts["need:" + need.name] = computed.withLock { $0[need.name]?.fingerprint }
+                ?? stored[need.name]?.fingerprint ?? "unknown"
+        }
+        let fingerprint = FileHasher.digest(of: parts.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
+        return (fingerprint, parts)
+    }
+
+    /// What differs between two fingerprints' parts, for people.
+    static func changes(from old: [String: String], to new: [String: String]) -> String {
+        var changes: [String] = []
+        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] {
+            let (kind, name) = split(key)
+            switch (kind, old[key], new[key]) {
+            case ("input", nil, _): changes.append("input \(name) is new")
+            case ("input", _, nil): changes.append("input \(name) is gone")
+            case ("input", _, "missing"?): changes.append("input \(name) is missing")
+            case ("input", _, _): changes.append("input \(name) changed")
+            case ("need", _, _): changes.append("needed job '\(name)' changed")
+            case ("env", _, _): changes.append("its environment changed")
+            case ("cwd", _, _): changes.append("its working directory changed")
+            case ("outputs", _, _): changes.append("its outputs changed")
+            default: changes.append("its \(kind) changed")
+            }
+        }
+        if changes.isEmpty { return "its fingerprint changed" }
+        let shown = changes.prefix(5).joined(separator: ", ")
+        return changes.count > 5 ? shown + ", and \(changes.count - 5) more changes" : shown
+    }
+
+    private static func split(_ key: String) -> (String, String) {
+        guard let colon = key.firstIndex(of: ":") else { return (key, "") }
+        return (String(key[..<colon]), String(key[key.index(after: colon)...]))
+    }
+
+    private func directory(of job: WorkflowFile.Job) -> String {
+        guard let cwd = job.workingDirectory else { return file.directory }
+        return Self.absolute(cwd, in: file.directory)
+    }
+
+    private static func absolute(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : directory + "/" + path
+    }
+}

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+import Foundation
+internal import Sequencer
+
+/// Content hashes of files (SHA-256), cached by each file's size, modification time and inode:
+/// a file is read again only when one of those changed.
+public final class FileHasher: Sendable {
+    private let cache: Locked<[String: (stamp: FileStamp, hash: String)]>
+    private let recorder: JournalRecorder?
+
+    /// - Parameters:
+    ///   - cache: hashes from earlier runs (``SQLiteJournal/fileHashes()``).
+    ///   - recorder: where new hashes are recorded, for the next run.
+    public init(cache: [String: (stamp: FileStamp, hash: String)] = [:], recorder: JournalRecorder? = nil) {
+        self.cache = Locked(cache)
+        self.recorder = recorder
+    }
+
+    /// The file's stamp, or nil when there is no regular file at `path`.
+    public static func stamp(of path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        #if canImport(Darwin)
+        let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
+        return FileStamp(size: Int64(info.st_size), modified: modified, inode: Int64(bitPattern: UInt64(info.st_ino)))
+    }
+
+    /// Whether something (a file or a directory) exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// The hash of the file at `path` (absolute), or nil when it is missing or unreadable.
+    public func hash(_ path: String) -> String? {
+        guard let stamp = Self.stamp(of: path) else { return nil }
+        if let cached = cache.withLock({ $0[path] }), cached.stamp == stamp { return cached.hash }
+        guard let hash = Self.digest(path) else { return nil }
+        // A file changed while it was read gets no cache entry: the next run reads it again.
+        guard Self.stamp(of: path) == stamp else { return hash }
+        cache.withLock { $0[path] = (stamp, hash) }
+        recorder?.recordFileHash(path: path, stamp: stamp, hash: hash)
+        return hash
+    }
+
+    /// The SHA-256 of `text`, in hex.
+    public static func digest(of text: String) -> String {
+        hex(SHA256.hash(data: Data(text.utf8)))
+    }
+
+    private static func digest(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        }
+        return hex(hasher.finalize())
+    }
+
+    private static func hex(_ digest: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        for byte in digest {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
