@@ -95,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerCommandTests",
-            dependencies: ["SequencerCommand"],
+            dependencies: ["SequencerCommand", "SequencerJournal", "SequencerTestSupport"],
             swiftSettings: strict
         ),
     ],

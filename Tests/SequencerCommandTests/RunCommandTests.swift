@@ -21,7 +21,7 @@ struct RunCommandTests {
         #expect(cli.read("second.txt") == "one\n")
         // Output is kept, not printed.
         #expect(!result.stdout.contains("made second"))
-        #expect(cli.read(".sequencer/output/second.log") == "made second\n")
+        #expect(cli.read(".sequencer/output/1/second.log") == "made second\n")
     }
 
     @Test func aFailedJobPrintsItsCommandExitCodeAndOutputAndSkipsItsDependents() async throws {
@@ -225,7 +225,7 @@ struct LargeOutputTests {
         let quiet = try await cli.runMeasuringMemory(["run", cli.path("quiet.yml")])
         let loud = try await cli.runMeasuringMemory(["run", cli.path("loud.yml")])
         #expect(loud.status == 1)
-        let size = try FileManager.default.attributesOfItem(atPath: cli.path(".sequencer/output/loud.log"))[.size] as? Int
+        let size = try FileManager.default.attributesOfItem(atPath: cli.path(".sequencer/output/1/loud.log"))[.size] as? Int
         #expect(size == 100_000_000 + "last line\n".utf8.count)
         let printed = try #require(cli.read("stdout.txt"))
         #expect(printed.contains("last line"))
