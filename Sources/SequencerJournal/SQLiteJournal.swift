@@ -39,7 +39,7 @@ public final class SQLiteJournal: Sendable {
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
-            throw JournalError(code: .unreadable, path: path, message: "cannot open the journal: \(Self.describe(error))")
+            throw JournalError(code: .unreadable, path: path, message: "cannot read the journal (it is damaged, or not a journal): \(Self.describe(error)); it was left untouched")
         }
         try open()
     }
@@ -81,7 +81,7 @@ public final class SQLiteJournal: Sendable {
         } catch let error as JournalError {
             throw error
         } catch {
-            throw JournalError(code: .unreadable, path: path, message: "cannot read the journal: \(Self.describe(error)); it was left untouched")
+            throw JournalError(code: .unreadable, path: path, message: "cannot read the journal (it is damaged, or not a journal): \(Self.describe(error)); it was left untouched")
         }
     }
 

@@ -1,0 +1,123 @@
+import Foundation
+import Sequencer
+import SequencerJournal
+import Testing
+
+/// Every schema version ever released opens: each has a fixture file, written by that
+/// version, that is migrated to the current one. A journal this build cannot read is refused
+/// and left as it was.
+@Suite struct MigrationTests {
+    /// A copy of a fixture in a temporary directory (the original stays as it is).
+    func copy(_ fixture: String, into directory: TemporaryDirectory) throws -> String {
+        let source = try #require(Bundle.module.path(forResource: fixture, ofType: nil, inDirectory: "Fixtures"))
+        let path = directory.file(fixture)
+        try FileManager.default.copyItem(atPath: source, toPath: path)
+        return path
+    }
+
+    @Test func aVersion1JournalIsMigratedAndItsRunsStillResume() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: try copy("journal-v1.sqlite", into: directory))
+        #expect(try journal.schemaVersion() == 2)
+        #expect(try journal.integrityProblems() == [])
+
+        let runs = try journal.runs()
+        #expect(runs.map(\.id) == [2, 1])
+        #expect(runs.map(\.status) == ["running", "failed"])
+        #expect(try journal.jobs(of: 1).map(\.name) == ["a", "b", "c"])
+        #expect(try journal.jobs(of: 1).last?.error == "Flaky()")
+        #expect(try journal.attempts(of: 1).isEmpty)  // version 1 kept no attempts
+
+        // Resuming run 1 restores a (Void) and b (its JSON result), and runs c again.
+        let calls = Calls()
+        var workflow = Workflow()
+        try workflow.add("a") { _ in calls.record("a") }
+        let b = try workflow.add("b", needs: ["a"]) { _ in
+            calls.record("b")
+            return Config(name: "new", limit: 99)
+        }
+        try workflow.add("c", needs: ["b"]) { ctx in
+            calls.record("c")
+            let config = try await ctx.value(of: b)
+            #expect(config == Config(name: "b", limit: 1))
+        }
+        let recorder = try journal.resumeRun(1)
+        let report = try await workflow.start(RunOptions(recorder: recorder)).report()
+        #expect(report.status == .succeeded)
+        #expect(calls["a"] == 0 && calls["b"] == 0 && calls["c"] == 1)
+        #expect(try journal.run(1)?.status == "succeeded")
+        #expect(try journal.run(1)?.sessions == 2)
+    }
+
+    @Test func migratingTwiceChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = try copy("journal-v1.sqlite", into: directory)
+        _ = try SQLiteJournal(path: path)
+        let once = try SQLiteJournal(path: path).runs()
+        let twice = try SQLiteJournal(path: path).runs()
+        #expect(once == twice)
+    }
+
+    @Test func aJournalFromANewerSequencerIsRefusedAndLeftAlone() throws {
+        let directory = try TemporaryDirectory()
+        let path = try copy("journal-v1.sqlite", into: directory)
+        _ = try SQLiteJournal(path: path)
+        try setUserVersion(99, path: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = #expect(throws: JournalError.self) { try SQLiteJournal(path: path) }
+        #expect(error?.code == .newerVersion)
+        #expect(error?.message.contains("schema version 99") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test(arguments: [
+        ("text", Data("this is not a database\n".utf8), "not an SQLite database"),
+        ("header then noise", Data("SQLite format 3\0".utf8) + Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }), "cannot read"),
+    ])
+    func aFileThatIsNotAJournalIsRefusedAndLeftAlone(name: String, contents: Data, message: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("journal.sqlite")
+        try contents.write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: JournalError.self, "\(name)") { try SQLiteJournal(path: path) }
+        #expect(error?.code == .unreadable)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
+    }
+
+    @Test func anotherProgramsDatabaseIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("other.sqlite")
+        try makeDatabase(path, sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        let error = #expect(throws: JournalError.self) { try SQLiteJournal(path: path) }
+        #expect(error?.message.contains("another program") == true)
+    }
+
+    @Test func aTruncatedJournalIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = try copy("journal-v1.sqlite", into: directory)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        try whole.prefix(whole.count / 3 + 100).write(to: URL(fileURLWithPath: path))
+        do {
+            let journal = try SQLiteJournal(path: path)
+            // Opening may succeed when the damage lies in pages not read yet: reading finds it.
+            #expect(throws: JournalError.self) { _ = try journal.jobs(of: 1); _ = try journal.runs() }
+        } catch let error as JournalError {
+            #expect(error.code == .unreadable)
+        }
+    }
+}
+
+import GRDB
+
+/// Sets `PRAGMA user_version` as a newer Sequencer would.
+func setUserVersion(_ version: Int, path: String) throws {
+    let database = try DatabaseQueue(path: path)
+    try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(version)") }
+    try database.close()
+}
+
+func makeDatabase(_ path: String, sql: String) throws {
+    let database = try DatabaseQueue(path: path)
+    try database.write { try $0.execute(sql: sql) }
+    try database.close()
+}
