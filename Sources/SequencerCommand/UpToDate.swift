@@ -56,18 +56,41 @@ final class UpToDate: UpToDateCheck {
             return false
         }
         let directory = self.directory(of: job)
-        if let missing = job.outputs.first(where: { !FileHasher.exists(Self.absolute($0, in: directory)) }) {
-            explain?(job.name, "output \(missing) is missing")
-            return false
+        for output in job.outputs {
+            let path = Self.absolute(output, in: directory)
+            guard FileHasher.exists(path) else {
+                explain?(job.name, "output \(output) is missing")
+                return false
+            }
+            // An output written since the success (by a failed or killed attempt, or by hand)
+            // is not that success's output.
+            if let recorded = last.parts[Self.stampKey + output], recorded != Self.stamp(of: path) {
+                explain?(job.name, "output \(output) changed since its last success")
+                return false
+            }
         }
         return true
     }
 
     func succeeded(_ job: WorkflowFile.Job) {
         guard let (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
-        // A success changes nothing when the fingerprint is the one recorded.
-        guard stored[job.name]?.fingerprint != fingerprint else { return }
-        recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts)
+        // The outputs as this success left them: kept with the fingerprint, not part of it.
+        var recorded = parts
+        let directory = self.directory(of: job)
+        for output in job.outputs {
+            recorded[Self.stampKey + output] = Self.stamp(of: Self.absolute(output, in: directory))
+        }
+        guard stored[job.name]?.fingerprint != fingerprint || stored[job.name]?.parts != recorded else { return }
+        recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: recorded)
+    }
+
+    /// The prefix of the parts that hold an output's stamp after a success.
+    static let stampKey = "output-stamp:"
+
+    /// An output's size, modification time and inode, as text; `none` for a directory or nothing.
+    static func stamp(of path: String) -> String {
+        guard let stamp = FileHasher.stamp(of: path) else { return FileHasher.exists(path) ? "directory" : "none" }
+        return "\(stamp.size):\(stamp.modified):\(stamp.inode)"
     }
 
     /// The job's fingerprint and the parts it is made of.
@@ -97,7 +120,7 @@ final class UpToDate: UpToDateCheck {
     /// What differs between two fingerprints' parts, for people.
     static func changes(from old: [String: String], to new: [String: String]) -> String {
         var changes: [String] = []
-        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] {
+        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] && !key.hasPrefix(stampKey) {
             let (kind, name) = split(key)
             switch (kind, old[key], new[key]) {
             case ("input", nil, _): changes.append("input \(name) is new")

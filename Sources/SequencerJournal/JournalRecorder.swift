@@ -4,17 +4,17 @@ public import Sequencer
 
 /// Records one run in an ``SQLiteJournal``: pass it as `RunOptions(recorder:)`.
 ///
-/// The run hands it records under its scheduler's lock; they go into a buffer, and a thread of
-/// the recorder's own writes the buffer in one transaction every few milliseconds, in the order
-/// the records came. So a job's success is never in the journal before the successes of the
-/// jobs it needs, and the scheduler never waits for the disk. The run's report is delivered
-/// after the last write.
+/// A thread of the recorder's own takes the run's records every few milliseconds and writes
+/// them in one transaction, packed (see the journal's documentation): the run only notes each
+/// job's position as it starts and ends, and never waits for the disk. Records are written in
+/// the order jobs ended, so a job's success is never in the journal before the successes of
+/// the jobs it needs. The run's report is delivered after the last write.
 ///
 /// A recorder holds the journal's writer lock from ``SQLiteJournal/beginRun(workflow:info:)``
 /// until its run ends, or until ``close()`` for a run that never started.
 public final class JournalRecorder: RunRecorder, @unchecked Sendable {
-    // @unchecked: `pending`, `closing`, `started` and `finished` are only touched while
-    // holding `condition`; the other stored properties are immutable.
+    // @unchecked: the `var`s below are only touched while holding `condition`; the `let`s
+    // are immutable.
     /// The run's number in the journal.
     public let runID: Int64
     public let workflow: String
@@ -22,26 +22,31 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     public let isResuming: Bool
     let journal: SQLiteJournal
     private let info: String?
-    /// The wall-clock time of this session's start, in nanoseconds since 1970: job times are
-    /// stored as this plus their offset from the run's start.
+    /// The wall-clock time of this session's start, in nanoseconds since 1970.
     private let origin: Int64
 
     private let condition = NSCondition()
+    /// Records from the caller (attempts, fingerprints, file hashes), written with the next batch.
     private var pending: [Entry] = []
-    private var closing = false
+    private var log: RunLog?
+    private var session: Int64 = 1
+    private var report: RunReport?
     private var finished = false
     private var failure: JournalError?
+    /// Each job's status code at its last record, by position in this session (255: none),
+    /// and children's by name: the run's counts.
+    private var statuses: [UInt8] = []
+    private var childStatuses: [String: UInt8] = [:]
+    /// The writer's scratch space: which positions ended in the batch being written.
+    private var endedHere: [Bool] = []
 
     /// How long the writer gathers records before a transaction.
     static let interval: TimeInterval = 0.005
 
     enum Entry {
-        case started(JobID, Int, Duration)
-        case finished(JobRecord)
         case attempt(JournalAttempt)
-        case fingerprint(job: String, fingerprint: String, inputs: String)
+        case fingerprint(job: String, fingerprint: String, parts: String)
         case fileHash(path: String, FileStamp, hash: String)
-        case runEnded(RunReport)
     }
 
     init(journal: SQLiteJournal, runID: Int64, workflow: String, info: String?, resuming: Bool) {
@@ -59,40 +64,54 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     // MARK: - RunRecorder
 
-    public func runStarting(jobs: [JobID]) throws -> [JobID: RestoredResult] {
-        let restored = try journal.write { db -> [JobID: RestoredResult] in
+    public func runStarting(jobs: [JobID], log: RunLog) throws -> [JobID: RestoredResult] {
+        let (session, restored, earlier) = try journal.write { db -> (Int64, [JobID: RestoredResult], [JournalJob]) in
             if isResuming {
+                let session = (try Int64.fetchOne(db, sql: "SELECT max(session) FROM run_sessions WHERE run_id = ?", arguments: [runID]) ?? 0) + 1
                 try db.execute(
-                    sql: "UPDATE runs SET status = 'running', ended_at = NULL, sessions = sessions + 1, job_count = ? WHERE id = ?",
-                    arguments: [jobs.count, runID])
-                return try Self.restorable(db, run: runID)
+                    sql: "UPDATE runs SET status = 'running', ended_at = NULL, sessions = ?, job_count = ? WHERE id = ?",
+                    arguments: [session, jobs.count, runID])
+                let earlier = try JobLog.jobs(db, run: runID, path: journal.path)
+                let results = try JobLog.results(db, run: runID, jobs: earlier)
+                try addSession(session, names: jobs, db)
+                return (session, Dictionary(uniqueKeysWithValues: results.map { (JobID($0.key), $0.value) }), earlier)
             }
             try db.execute(
                 sql: "INSERT INTO runs (id, workflow, info, status, started_at, job_count) VALUES (?, ?, ?, 'running', ?, ?)",
                 arguments: [runID, workflow, info, origin, jobs.count])
-            return [:]
+            try addSession(1, names: jobs, db)
+            return (1, [:], [])
+        }
+        condition.withLock {
+            self.log = log
+            self.session = session
+            statuses = [UInt8](repeating: 255, count: jobs.count)
+            if !earlier.isEmpty {
+                var position: [String: Int] = [:]
+                for (index, name) in jobs.enumerated() { position[name.rawValue] = index }
+                for job in earlier {
+                    let status = UInt8(JobLog.statuses.firstIndex(of: job.status) ?? 0)
+                    if let index = position[job.name] { statuses[index] = status } else if job.parent != nil { childStatuses[job.name] = status }
+                }
+            }
         }
         let thread = Thread { [self] in writeLoop() }
-        thread.name = "sequencer-journal"
         thread.start()
         return restored
     }
 
-    public func jobStarted(_ id: JobID, index: Int, at time: Duration) {
-        append(.started(id, index, time))
-    }
-
-    public func jobFinished(_ record: JobRecord) {
-        guard !record.restored else { return }  // its row already says how it succeeded
-        append(.finished(record))
+    private func addSession(_ session: Int64, names: [JobID], _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO run_sessions (run_id, session, started_at, names) VALUES (?, ?, ?, ?)",
+            arguments: [runID, session, origin, JobLog.packNames(names)])
     }
 
     public func runFinished(_ report: RunReport) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // Waiting for the writer blocks: on a thread of its own, not one of Swift's.
             let thread = Thread { [self] in
                 condition.withLock {
-                    pending.append(.runEnded(report))
-                    closing = true
+                    self.report = report
                     condition.broadcast()
                     while !finished { condition.wait() }
                 }
@@ -119,7 +138,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     /// Records the fingerprint of a job that just succeeded, with its parts.
     public func recordFingerprint(job: String, fingerprint: String, parts: [String: String]) {
-        append(.fingerprint(job: job, fingerprint: fingerprint, inputs: JournalFingerprint.encode(parts)))
+        append(.fingerprint(job: job, fingerprint: fingerprint, parts: JournalFingerprint.encode(parts)))
     }
 
     /// Records a file's hash for the cache read by ``SQLiteJournal/fileHashes()``.
@@ -137,31 +156,39 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     }
 
     private func append(_ entry: Entry) {
-        condition.lock()
-        pending.append(entry)
-        condition.unlock()
+        condition.withLock { pending.append(entry) }
     }
 
     // MARK: - Writing
 
     private func writeLoop() {
-        var done = false
-        while !done {
-            let batch: [Entry] = condition.withLock {
-                if !closing { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.interval)) }
+        var sequence: Int64 = 0
+        endedHere = [Bool](repeating: false, count: condition.withLock { statuses.count })
+        let (log, session) = condition.withLock { (self.log, self.session) }
+        while true {
+            let (entries, report) = condition.withLock { () -> ([Entry], RunReport?) in
+                if self.report == nil { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.interval)) }
                 defer { pending.removeAll(keepingCapacity: true) }
-                done = closing
-                return pending
+                return (pending, self.report)
             }
-            if !batch.isEmpty, condition.withLock({ failure == nil }) {
+            // Taken after the report arrived, the records are the run's last.
+            let batch = log?.take()
+            if condition.withLock({ failure == nil }), !(entries.isEmpty && batch?.isEmpty != false && report == nil) {
                 do {
-                    try journal.write { db in try write(batch, db) }
+                    try journal.write { db in
+                        if let batch, !batch.isEmpty {
+                            sequence += 1
+                            try writeJobs(batch, session: session, sequence: sequence, db)
+                        }
+                        try write(entries, db)
+                        if let report { try endRun(report, db) }
+                    }
                 } catch {
-                    let failure = error as? JournalError
-                        ?? JournalError(code: .database, path: journal.path, message: "\(error)")
+                    let failure = error as? JournalError ?? JournalError(code: .database, path: journal.path, message: "\(error)")
                     condition.withLock { self.failure = failure }
                 }
             }
+            if report != nil { break }
         }
         condition.withLock {
             finished = true
@@ -169,34 +196,59 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         }
     }
 
-    private func write(_ batch: [Entry], _ db: Database) throws {
-        // A job that started and ended within the batch needs only its end written.
-        var endedHere = Set<Int>()
-        for case .finished(let record) in batch { endedHere.insert(record.index) }
-        let start = try db.cachedStatement(sql: """
-            INSERT INTO jobs (run_id, name, position, status, attempts, started_at) VALUES (?, ?, ?, 'running', 0, ?)
-            ON CONFLICT (run_id, name) DO UPDATE SET position = excluded.position, status = 'running', code = NULL,
-                error = NULL, attempts = 0, started_at = excluded.started_at, ended_at = NULL, result = NULL, result_kind = 0
+    private func writeJobs(_ batch: RunLogBatch, session: Int64, sequence: Int64, _ db: Database) throws {
+        var records: [JobLog.Record] = []
+        records.reserveCapacity(batch.started.count + batch.ended.count)
+        // A job that started and ended within the batch needs only its end.
+        for record in batch.ended where record.index < endedHere.count { endedHere[record.index] = true }
+        defer { for record in batch.ended where record.index < endedHere.count { endedHere[record.index] = false } }
+        for position in batch.started where position >= endedHere.count || !endedHere[position] {
+            records.append(JobLog.Record(
+                position: UInt32(position), ended: false, status: 0, flags: 0, attempts: 0, startedAt: -1, endedAt: -1))
+        }
+        let details = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO job_details (run_id, session, position, name, parent, code, error, result, result_kind)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        let end = try db.cachedStatement(sql: """
-            INSERT INTO jobs (run_id, name, position, status, code, error, attempts, started_at, ended_at, result, result_kind, parent)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (run_id, name) DO UPDATE SET position = excluded.position, status = excluded.status,
-                code = excluded.code, error = excluded.error, attempts = excluded.attempts, started_at = excluded.started_at,
-                ended_at = excluded.ended_at, result = excluded.result, result_kind = excluded.result_kind, parent = excluded.parent
-            """)
-        for entry in batch {
-            switch entry {
-            case .started(let id, let index, let time):
-                guard !endedHere.contains(index) else { continue }
-                try start.execute(arguments: [runID, id.description, index, origin + time.wholeNanoseconds])
-            case .finished(let record):
-                let (result, kind) = Self.encodeResult(of: record)
-                try end.execute(arguments: [
-                    runID, record.id.description, record.index, record.status.rawValue, record.errorCode?.description,
-                    Self.describeError(of: record), record.attempts, record.startedAt.map { origin + $0.wholeNanoseconds },
-                    record.endedAt.map { origin + $0.wholeNanoseconds }, result, kind.rawValue, record.parent?.description,
+        var newStatuses: [(Int, UInt8)] = []
+        var newChildStatuses: [(String, UInt8)] = []
+        newStatuses.reserveCapacity(batch.ended.count)
+        for record in batch.ended where !record.restored {
+            let status = JobLog.code(of: record.status)
+            let isChild = record.isChild
+            let (result, kind) = Self.encodeResult(of: record)
+            let error = Self.describeError(of: record)
+            let code = record.errorCode == .upToDate ? nil : record.errorCode?.description
+            let hasDetails = isChild || code != nil || error != nil || kind != .none
+            records.append(JobLog.Record(
+                position: UInt32(record.index), ended: true, status: status,
+                flags: (record.errorCode == .upToDate ? JobLog.Record.upToDate : 0) | (hasDetails ? JobLog.Record.hasDetails : 0),
+                attempts: UInt32(record.attempts),
+                startedAt: record.startedAt?.wholeNanoseconds ?? -1, endedAt: record.endedAt?.wholeNanoseconds ?? -1))
+            if hasDetails {
+                try details.execute(arguments: [
+                    runID, session, record.index, isChild ? batch.id(of: record).description : nil, record.parent?.description,
+                    code, error, result, kind.rawValue,
                 ])
+            }
+            if isChild {
+                newChildStatuses.append((batch.id(of: record).description, status))
+            } else {
+                newStatuses.append((record.index, status))
+            }
+        }
+        try db.execute(
+            sql: "INSERT INTO job_log (run_id, session, seq, records) VALUES (?, ?, ?, ?)",
+            arguments: [runID, session, sequence, JobLog.pack(records)])
+        condition.withLock {
+            for (index, status) in newStatuses { statuses[index] = status }
+            for (name, status) in newChildStatuses { childStatuses[name] = status }
+        }
+    }
+
+    private func write(_ entries: [Entry], _ db: Database) throws {
+        for entry in entries {
+            switch entry {
             case .attempt(let attempt):
                 try db.execute(
                     sql: """
@@ -207,49 +259,36 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                         runID, attempt.job, attempt.attempt, attempt.startedAt, attempt.endedAt, attempt.exit,
                         attempt.exitCode, attempt.signal, attempt.output,
                     ])
-            case .fingerprint(let job, let fingerprint, let inputs):
+            case .fingerprint(let job, let fingerprint, let parts):
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, inputs, run_id) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [workflow, job, fingerprint, inputs, runID])
+                    sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, parts, run_id) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [workflow, job, fingerprint, parts, runID])
             case .fileHash(let path, let stamp, let hash):
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO file_hashes (path, size, mtime, inode, hash) VALUES (?, ?, ?, ?, ?)",
                     arguments: [path, stamp.size, stamp.modified, stamp.inode, hash])
-            case .runEnded(let report):
-                try endRun(report, db)
             }
         }
     }
 
     private func endRun(_ report: RunReport, _ db: Database) throws {
-        var counts: [String: Int] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT status, count(*) AS n FROM jobs WHERE run_id = ? GROUP BY status", arguments: [runID]) {
-            counts[row["status"]] = row["n"]
+        var counts = [Int](repeating: 0, count: JobLog.statuses.count)
+        condition.withLock {
+            for status in statuses where Int(status) < counts.count { counts[Int(status)] += 1 }
+            for status in childStatuses.values where Int(status) < counts.count { counts[Int(status)] += 1 }
         }
         let ended = origin + report.duration.wholeNanoseconds
         try db.execute(
             sql: """
-                UPDATE runs SET status = ?, ended_at = ?, succeeded = ?, failed = ?, skipped = ?, cancelled = ?, timed_out = ?
+                UPDATE runs SET status = ?, ended_at = ?, succeeded = ?, failed = ?, cancelled = ?, skipped = ?, timed_out = ?
                 WHERE id = ?
                 """,
-            arguments: [
-                report.status.rawValue, ended, counts["succeeded", default: 0], counts["failed", default: 0],
-                counts["skipped", default: 0], counts["cancelled", default: 0], counts["timedOut", default: 0], runID,
-            ])
+            arguments: [report.status.rawValue, ended, counts[1], counts[2], counts[3], counts[4], counts[5], runID])
     }
 
     // MARK: - Results
 
-    enum ResultKind: Int {
-        /// `Void`, or nothing to keep (the job did not succeed).
-        case none = 0
-        /// JSON of an `Encodable` value.
-        case json = 1
-        /// A value that is not `Encodable`: the job runs again on a resume.
-        case notKept = 2
-    }
-
-    static func encodeResult(of record: JobRecord) -> (Data?, ResultKind) {
+    static func encodeResult(of record: JobRecord) -> (Data?, JobLog.ResultKind) {
         guard record.hasValue, record.status == .succeeded || record.errorCode == .upToDate else { return (nil, .none) }
         guard let value = record.value as? any Encodable, let data = try? JSONEncoder().encode(value) else {
             return (nil, .notKept)
@@ -261,27 +300,6 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         guard let code = record.errorCode, code != .upToDate else { return nil }
         if let cause = record.cause { return "needed job '\(cause)' did not succeed" }
         return record.underlying.map { "\($0)" } ?? code.description
-    }
-
-    /// The jobs of `run` that succeeded or were up to date, with results that can be restored.
-    static func restorable(_ db: Database, run: Int64) throws -> [JobID: RestoredResult] {
-        var results: [JobID: RestoredResult] = [:]
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT name, result, result_kind FROM jobs
-                WHERE run_id = ? AND (status = 'succeeded' OR code = 'upToDate') AND parent IS NULL
-                """,
-            arguments: [run])
-        while let row = try rows.next() {
-            let name: String = row["name"]
-            switch ResultKind(rawValue: row["result_kind"]) {
-            case .none?: results[JobID(name)] = .void
-            case .json?: if let data: Data = row["result"] { results[JobID(name)] = .encoded(JSONResult(data: data)) }
-            case .notKept?, nil: break
-            }
-        }
-        return results
     }
 }
 

@@ -24,16 +24,10 @@ extension SQLiteJournal {
         try read { db in try Row.fetchOne(db, sql: "SELECT * FROM runs WHERE id = ?", arguments: [id]).map(Self.run(from:)) }
     }
 
-    /// The jobs of run `id` that the journal has heard of, in the order of their positions.
+    /// The jobs of run `id` that the journal has heard of, as their last records say, in the
+    /// order of their positions.
     public func jobs(of id: Int64) throws -> [JournalJob] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM jobs WHERE run_id = ? ORDER BY position, name", arguments: [id]).map { row in
-                JournalJob(
-                    name: row["name"], position: row["position"], status: row["status"], code: row["code"],
-                    error: row["error"], attempts: row["attempts"], startedAt: row["started_at"],
-                    endedAt: row["ended_at"], parent: row["parent"])
-            }
-        }
+        try read { db in try JobLog.jobs(db, run: id, path: path) }
     }
 
     /// The attempts recorded for run `id` (by the command line), by job, then attempt.
@@ -57,7 +51,7 @@ extension SQLiteJournal {
             let rows = try Row.fetchCursor(db, sql: "SELECT * FROM fingerprints WHERE workflow = ?", arguments: [workflow])
             while let row = try rows.next() {
                 fingerprints[row["name"]] = JournalFingerprint(
-                    fingerprint: row["fingerprint"], parts: JournalFingerprint.decode(row["inputs"]), runID: row["run_id"])
+                    fingerprint: row["fingerprint"], parts: JournalFingerprint.decode(row["parts"]), runID: row["run_id"])
             }
             return fingerprints
         }
@@ -95,8 +89,9 @@ extension SQLiteJournal {
         }
         try write { db in
             for run in doomed {
-                try db.execute(sql: "DELETE FROM attempts WHERE run_id = ?", arguments: [run.id])
-                try db.execute(sql: "DELETE FROM jobs WHERE run_id = ?", arguments: [run.id])
+                for table in ["attempts", "job_details", "job_log", "run_sessions"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE run_id = ?", arguments: [run.id])
+                }
                 try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [run.id])
             }
         }

@@ -52,11 +52,36 @@ enum Schema {
         }
         guard last != "v1" else { return migrator }
         migrator.registerMigration("v2") { db in
-            // Per-attempt details (exit codes, output files), up-to-date fingerprints and the
-            // file hash cache; `result_kind` tells a Void result from one that could not be kept.
+            // Jobs move from a row each to packed records (see `JobLog`): recording a row per
+            // job cost more than the jobs of a no-op run. Per-attempt details (exit codes,
+            // output files), up-to-date fingerprints and the file hash cache are new.
             try db.execute(sql: """
-                ALTER TABLE jobs ADD COLUMN result_kind INTEGER NOT NULL DEFAULT 0;
-                UPDATE jobs SET result_kind = 1 WHERE result IS NOT NULL;
+                CREATE TABLE run_sessions (
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    session INTEGER NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    names BLOB NOT NULL,
+                    PRIMARY KEY (run_id, session)
+                ) WITHOUT ROWID;
+                CREATE TABLE job_log (
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    session INTEGER NOT NULL,
+                    seq INTEGER NOT NULL,
+                    records BLOB NOT NULL,
+                    PRIMARY KEY (run_id, session, seq)
+                ) WITHOUT ROWID;
+                CREATE TABLE job_details (
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    session INTEGER NOT NULL,
+                    position INTEGER NOT NULL,
+                    name TEXT,
+                    parent TEXT,
+                    code TEXT,
+                    error TEXT,
+                    result BLOB,
+                    result_kind INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (run_id, session, position)
+                ) WITHOUT ROWID;
                 CREATE TABLE attempts (
                     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
                     name TEXT NOT NULL,
@@ -73,7 +98,7 @@ enum Schema {
                     workflow TEXT NOT NULL,
                     name TEXT NOT NULL,
                     fingerprint TEXT NOT NULL,
-                    inputs TEXT NOT NULL,
+                    parts TEXT NOT NULL,
                     run_id INTEGER NOT NULL,
                     PRIMARY KEY (workflow, name)
                 ) WITHOUT ROWID;
@@ -85,6 +110,8 @@ enum Schema {
                     hash TEXT NOT NULL
                 ) WITHOUT ROWID;
                 """)
+            try JobLog.migrateVersion1Jobs(db)
+            try db.execute(sql: "DROP TABLE jobs")
         }
         return migrator
     }

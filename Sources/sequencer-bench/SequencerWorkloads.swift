@@ -1,4 +1,6 @@
+import Foundation
 import Sequencer
+import SequencerJournal
 import Synchronization
 
 /// Job options turned on for the options-overhead rows.
@@ -16,6 +18,8 @@ struct JobSettings: OptionSet, Sendable {
     static let distinctKeys = JobSettings(rawValue: 16)
     /// One coalescing key on every job: one body runs, every other job shares its result.
     static let sharedKey = JobSettings(rawValue: 32)
+    /// Recorded in an SQLite journal (a temporary file): every job's start and end.
+    static let journal = JobSettings(rawValue: 64)
 }
 
 /// The workloads run through Sequencer. Each timing covers building the workflow, the run,
@@ -80,7 +84,12 @@ enum SequencerWorkloads {
     }
 
     private static func runToEnd(_ workflow: Workflow, expecting count: Int, options: Options?) async throws -> Int {
-        let report = try await workflow.start().report()
+        var runOptions = RunOptions()
+        if options?.settings.contains(.journal) == true {
+            runOptions.recorder = try journal().beginRun(workflow: "bench")
+        }
+        // The report comes after the journal's last write.
+        let report = try await workflow.start(runOptions).report()
         let succeeded = report.count(.succeeded)
         guard report.status == .succeeded, succeeded == count else {
             throw BenchFailure("run ended \(report.status) with \(succeeded) of \(count) jobs succeeded")
@@ -134,6 +143,19 @@ enum SequencerWorkloads {
             return settings.contains(.distinctKeys) ? jobs : nil
         }
     }
+
+    /// The journal of the journaled rows: a temporary file, deleted when the process exits.
+    private static func journal() throws -> SQLiteJournal {
+        if let journal = sharedJournal.withLock({ $0 }) { return journal }
+        let directory = NSTemporaryDirectory() + "sequencer-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "sequencer-bench-\(getpid())") }
+        let journal = try SQLiteJournal(path: directory + "/journal.sqlite")
+        sharedJournal.withLock { $0 = journal }
+        return journal
+    }
+
+    private static let sharedJournal = Mutex<SQLiteJournal?>(nil)
 
     /// A count shared by the bodies of a run.
     private final class Counter: Sendable {

@@ -46,6 +46,8 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
     case sequencerDistinctKeys = "sequencer+keys"
     /// Sequencer with one coalescing key on every job (one body runs, the others share its result).
     case sequencerSharedKey = "sequencer+one-key"
+    /// Sequencer recording the run in an SQLite journal (a temporary file).
+    case sequencerJournal = "sequencer+journal"
     /// Sequencer with N/100 parents, each adding 100 no-op children and waiting for them (flat only).
     case sequencerChildren = "sequencer+children"
     /// `withTaskGroup`, a child per job, then `waitForAll`.
@@ -64,7 +66,7 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
     /// The Sequencer variants of the options-overhead rows, compared with plain ``sequencer``.
     static let optionVariants: [Implementation] = [
         .sequencerLanes, .sequencerPriorities, .sequencerRetry, .sequencerAll, .sequencerTimeout,
-        .sequencerDistinctKeys, .sequencerSharedKey, .sequencerChildren,
+        .sequencerDistinctKeys, .sequencerSharedKey, .sequencerChildren, .sequencerJournal,
     ]
 
     /// The options this Sequencer variant sets; empty for plain Sequencer and the baselines.
@@ -77,6 +79,7 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
         case .sequencerTimeout: .timeout
         case .sequencerDistinctKeys: .distinctKeys
         case .sequencerSharedKey: .sharedKey
+        case .sequencerJournal: .journal
         default: []
         }
     }

@@ -69,7 +69,8 @@ extension Workflow {
     /// - Throws: ``WorkflowError`` when the workflow is invalid; then nothing runs.
     /// - Complexity: O(jobs + needs) before returning.
     public func start(_ options: RunOptions = RunOptions()) throws -> Run {
-        let core = RunCore(plan: try Plan(self, recorder: options.recorder), options: options)
+        let log = options.recorder.map { _ in RunLog() }
+        let core = RunCore(plan: try Plan(self, recorder: options.recorder, log: log), options: options, log: log)
         core.begin()
         return Run(core: core)
     }

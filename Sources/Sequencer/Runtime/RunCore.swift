@@ -26,10 +26,11 @@ final class RunCore: Sendable {
     private let deadline: Int64?
     /// Set when a job first adds a child: from then on, workers check for children to wait for.
     let hasChildren = Atomic<Bool>(false)
-    /// Where the run is recorded, or nil.
+    /// Where the run is recorded, and what it reads the run's records from; nil when it is not.
     private let recorder: (any RunRecorder)?
+    private let log: RunLog?
 
-    init(plan: Plan, options: RunOptions) {
+    init(plan: Plan, options: RunOptions, log: RunLog? = nil) {
         self.plan = plan
         time = makeRunTime(options.clock)
         hasOptions = plan.hasOptions
@@ -37,8 +38,10 @@ final class RunCore: Sendable {
         deadline = options.deadline?.nanoseconds
         state = Locked(State(scheduler: SchedulerState(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events,
-            recorder: options.recorder)))
+            isRecorded: options.recorder != nil)))
         recorder = options.recorder
+        self.log = log
+        log?.attach(self)
     }
 
     func begin() {
@@ -63,7 +66,6 @@ final class RunCore: Sendable {
             // recorded under the lock, so this reading is never earlier than any of them.
             let startedAt = time.now()
             probe.started(job, at: startedAt)
-            if let recorder { recordStart(of: job, at: startedAt, to: recorder) }
             var completion: Completion
             if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
                 // Most jobs: no timeout, no priority to raise; the first attempt runs here, and
@@ -241,14 +243,6 @@ final class RunCore: Sendable {
         if !addTimer(timer) { timer.cancel() }
     }
 
-    private func recordStart(of job: Int32, at time: Int64, to recorder: any RunRecorder) {
-        if Int(job) < plan.count {
-            if !plan.isRestored(Int(job)) { recorder.jobStarted(plan.ids[Int(job)], index: Int(job), at: .nanoseconds(time)) }
-        } else {
-            recorder.jobStarted(state.withLock { $0.scheduler.id(of: job) }, index: Int(job), at: .nanoseconds(time))
-        }
-    }
-
     private func finishRun() {
         let duration = Duration.nanoseconds(time.now())
         let (record, stopReason) = state.withLock { (RunRecord($0.scheduler), $0.scheduler.stopReason) }
@@ -257,6 +251,7 @@ final class RunCore: Sendable {
             // The report is delivered once the recorder has written it.
             Task { [self] in
                 await recorder.runFinished(report)
+                log?.detach()
                 deliver(report)
             }
         } else {

@@ -87,8 +87,10 @@ struct SchedulerState {
     private(set) var events: AsyncStream<RunEvent>.Continuation?
     /// Whether `events` is set: testing it does not copy (and retain) the continuation.
     private let hasEvents: Bool
-    /// Where job ends are recorded (a journal), or nil.
-    let recorder: (any RunRecorder)?
+    /// Whether the run is recorded: then jobs are logged as they start and end (see `RunLog`).
+    let isRecorded: Bool
+    var startedLog: [Int32] = []
+    var finishedLog: [Int32] = []
     /// Jobs that succeeded up to date (see `JobContext.markUpToDate()`): reported as skipped.
     var upToDate: Set<Int32> = []
 
@@ -119,10 +121,10 @@ struct SchedulerState {
 
     init(
         plan: Plan, maxWorkers: Int, keepGoing: Bool, events: AsyncStream<RunEvent>.Continuation? = nil,
-        recorder: (any RunRecorder)? = nil
+        isRecorded: Bool = false
     ) {
         self.plan = plan
-        self.recorder = recorder
+        self.isRecorded = isRecorded
         self.maxWorkers = max(1, maxWorkers)
         self.keepGoing = keepGoing
         self.events = events
@@ -520,8 +522,14 @@ struct SchedulerState {
                 events.yield(.finished(id(of: job), status(of: job, newPhase)))
             }
         }
-        // Recorded under the lock, so a job's end is recorded before any job that needs it starts.
-        if let recorder, newPhase.isTerminal { recorder.jobFinished(record(of: job)) }
+        // Logged under the lock, so a job's end is logged before the end of any job that needs it.
+        if isRecorded {
+            if newPhase == .running {
+                startedLog.append(job)
+            } else if newPhase.isTerminal {
+                finishedLog.append(job)
+            }
+        }
     }
 
     /// Adds a job's state (a job added at run time); it starts waiting.

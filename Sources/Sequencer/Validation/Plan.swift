@@ -40,7 +40,7 @@ final class Plan: Sendable {
     /// - Throws: ``WorkflowError`` for an unknown need or lane, a bad option, a cycle, or a
     ///   lane-order deadlock.
     /// - Complexity: O(jobs + needs), without recursion.
-    init(_ workflow: Workflow, recorder: (any RunRecorder)? = nil) throws {
+    init(_ workflow: Workflow, recorder: (any RunRecorder)? = nil, log: RunLog? = nil) throws {
         let count = workflow.count
         self.count = count
         ids = workflow.ids
@@ -80,8 +80,8 @@ final class Plan: Sendable {
         // Last, once the workflow is known to be valid: a recorder begins a run here.
         var bodies = workflow.bodies
         var restored: [Bool] = []
-        if let recorder {
-            for (id, result) in try recorder.runStarting(jobs: ids) {
+        if let recorder, let log {
+            for (id, result) in try recorder.runStarting(jobs: ids, log: log) {
                 guard let job = lookup.find(id), let body = bodies[Int(job)].restoring(result) else { continue }
                 if restored.isEmpty { restored = [Bool](repeating: false, count: count) }
                 bodies[Int(job)] = body
