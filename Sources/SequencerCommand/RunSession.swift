@@ -124,10 +124,11 @@ struct RunSession {
     }
 
     /// `.sequencer/output/RUN` beside the workflow file for a journaled run, or
-    /// `.sequencer/output` (or a temporary directory if that cannot be written).
+    /// `.sequencer/output` (or a temporary directory if that cannot be written). The path is
+    /// absolute: the journal keeps it for `sequencer show --output`, which may run elsewhere.
     private func makeOutputDirectory() throws -> String {
         let files = FileManager.default
-        var directory = file.directory + "/.sequencer/output"
+        var directory = URL(fileURLWithPath: file.directory).standardizedFileURL.path + "/.sequencer/output"
         if let recorder { directory += "/\(recorder.runID)" }
         do {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -42,12 +42,15 @@ struct CLI {
 
     func read(_ name: String) -> String? { try? String(contentsOfFile: path(name), encoding: .utf8) }
 
-    /// Starts the binary with `arguments` in the directory, without waiting.
-    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    /// Starts the binary with `arguments` in the directory (or in `subdirectory` of it),
+    /// without waiting.
+    func start(
+        _ arguments: [String], environment: [String: String] = [:], in subdirectory: String? = nil
+    ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
-        process.currentDirectoryURL = directory
+        process.currentDirectoryURL = subdirectory.map { directory.appendingPathComponent($0, isDirectory: true) } ?? directory
         var variables = ProcessInfo.processInfo.environment
         variables["CI"] = "true"
         for (name, value) in environment { variables[name] = value }
