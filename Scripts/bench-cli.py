@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The command-line benchmark: the same generated graph of `touch` jobs run by sequencer, make
-and ninja, and `sequencer check` on it.
+"""The command-line benchmark: the same generated graph of `touch` jobs run by sequencer (with
+and without its journal), make and ninja; then each tool's no-op run (everything up to date);
+and `sequencer check` on it.
 
     python3 Scripts/bench-cli.py                 # 10,000 jobs, -j2, best of 3
     python3 Scripts/bench-cli.py --jobs 1000 --rounds 1 --json
@@ -42,7 +43,7 @@ def write_files(directory, needs):
     with open(os.path.join(directory, "sequencer.yml"), "w") as f:
         f.write("version: 1\njobs:\n")
         for job, mine in enumerate(needs):
-            f.write(f"  j{job}:\n    run: touch out/{job}\n")
+            f.write(f"  j{job}:\n    run: touch out/{job}\n    outputs: [out/{job}]\n")
             if mine:
                 f.write("    needs: [" + ", ".join(f"j{n}" for n in mine) + "]\n")
     with open(os.path.join(directory, "build.ninja"), "w") as f:
@@ -128,6 +129,7 @@ def main():
     j = str(args.parallel)
     tools = {
         "sequencer": [binary, "run", "--jobs", j, "sequencer.yml"],
+        "sequencer --no-journal": [binary, "run", "--no-journal", "--jobs", j, "sequencer.yml"],
         "make": ["make", "-s", "-j", j],
     }
     if have_ninja:
@@ -141,6 +143,13 @@ def main():
             if name not in best or elapsed < best[name][0]:
                 best[name] = (elapsed, cpu)
     check = min(timed([binary, "check", "sequencer.yml"], directory, clean=False)[0] for _ in range(args.rounds))
+    # No-op runs: each tool once from empty, then again with everything up to date.
+    noop = {}
+    for name in ["sequencer", "make", "ninja"]:
+        if name not in tools:
+            continue
+        timed(tools[name], directory)
+        noop[name] = min(timed(tools[name], directory, clean=False)[0] for _ in range(max(3, args.rounds)))
     own = self_cpu(tools["sequencer"], directory)
     make_own = self_cpu(tools["make"], directory)
     shutil.rmtree(directory, ignore_errors=True)
@@ -154,7 +163,11 @@ def main():
         "sequencerOwnCpuMicrosecondsPerJob": None if own is None else round(own / args.jobs * 1e6, 1),
         "makeOwnCpuMicrosecondsPerJob": None if make_own is None else round(make_own / args.jobs * 1e6, 1),
     }
+    figures["noopSeconds"] = {name: round(value, 4) for name, value in noop.items()}
     figures["sequencerVsMake"] = round(best["sequencer"][0] / best["make"][0], 3)
+    figures["journalCost"] = round(best["sequencer"][0] / best["sequencer --no-journal"][0], 3)
+    if "ninja" in noop:
+        figures["noopSequencerVsNinja"] = round(noop["sequencer"] / noop["ninja"], 2)
     if "ninja" in best:
         figures["sequencerVsNinja"] = round(best["sequencer"][0] / best["ninja"][0], 3)
     if args.json:
@@ -162,12 +175,16 @@ def main():
         return
     print(f"{args.jobs} jobs ({figures['edges']} needs), -j{args.parallel}, best of {args.rounds}:")
     for name, (elapsed, cpu) in best.items():
-        print(f"  {name:<10} {elapsed:8.3f} s   (cpu with children {cpu:.2f} s)")
+        print(f"  {name:<23} {elapsed:8.3f} s   (cpu with children {cpu:.2f} s)")
     print(f"  sequencer, first run (creating its {args.jobs} output files): {first:.3f} s")
     print(f"  sequencer / make:  {figures['sequencerVsMake']:.2f}x   (target <= 0.9)")
     if "ninja" in best:
         print(f"  sequencer / ninja: {figures['sequencerVsNinja']:.2f}x")
+    print(f"  journal cost:      {figures['journalCost']:.3f}x  (sequencer / sequencer --no-journal; target <= 1.05)")
     print(f"  sequencer check:   {check:.3f} s   (target <= 0.5)")
+    print("  no-op run (everything up to date): " + ", ".join(f"{name} {value:.3f} s" for name, value in noop.items()))
+    if "noopSequencerVsNinja" in figures:
+        print(f"  no-op sequencer / ninja: {figures['noopSequencerVsNinja']:.2f}x   (target <= 3)")
     if own is not None:
         print(f"  own cpu per job (every thread, no children; includes the kernel's work to create each process):")
         print(f"    sequencer {figures['sequencerOwnCpuMicrosecondsPerJob']} us, make {figures['makeOwnCpuMicrosecondsPerJob']} us")

@@ -22,6 +22,9 @@ final class UpToDate: UpToDateCheck {
     /// The fingerprints computed in this run, by job.
     private let computed = Locked<[String: (fingerprint: String, parts: [String: String])]>([:])
     private let base: [String: String]
+    /// The digest of the file's environment and of no working directory, shared by most jobs.
+    private let baseEnvironmentDigest: String
+    private let noDirectoryDigest = FileHasher.quickDigest(of: "")
 
     init(
         file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, recorder: JournalRecorder,
@@ -34,6 +37,11 @@ final class UpToDate: UpToDateCheck {
         self.force = force
         self.explain = explain
         base = file.environment
+        baseEnvironmentDigest = Self.digest(environment: file.environment)
+    }
+
+    private static func digest(environment: [String: String]) -> String {
+        FileHasher.quickDigest(of: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\0"))
     }
 
     func isUpToDate(_ job: WorkflowFile.Job) -> Bool {
@@ -56,15 +64,16 @@ final class UpToDate: UpToDateCheck {
             return false
         }
         let directory = self.directory(of: job)
+        let outputs = last.outputs
         for output in job.outputs {
-            let path = Self.absolute(output, in: directory)
-            guard FileHasher.exists(path) else {
+            let stamp = FileHasher.describeStamp(of: Self.absolute(output, in: directory))
+            guard stamp != "none" else {
                 explain?(job.name, "output \(output) is missing")
                 return false
             }
             // An output written since the success (by a failed or killed attempt, or by hand)
             // is not that success's output.
-            if let recorded = last.parts[Self.stampKey + output], recorded != Self.stamp(of: path) {
+            if let recorded = outputs[output], recorded != stamp {
                 explain?(job.name, "output \(output) changed since its last success")
                 return false
             }
@@ -75,32 +84,21 @@ final class UpToDate: UpToDateCheck {
     func succeeded(_ job: WorkflowFile.Job) {
         guard let (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
         // The outputs as this success left them: kept with the fingerprint, not part of it.
-        var recorded = parts
+        var outputs: [String: String] = [:]
         let directory = self.directory(of: job)
-        for output in job.outputs {
-            recorded[Self.stampKey + output] = Self.stamp(of: Self.absolute(output, in: directory))
-        }
-        guard stored[job.name]?.fingerprint != fingerprint || stored[job.name]?.parts != recorded else { return }
-        recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: recorded)
-    }
-
-    /// The prefix of the parts that hold an output's stamp after a success.
-    static let stampKey = "output-stamp:"
-
-    /// An output's size, modification time and inode, as text; `none` for a directory or nothing.
-    static func stamp(of path: String) -> String {
-        guard let stamp = FileHasher.stamp(of: path) else { return FileHasher.exists(path) ? "directory" : "none" }
-        return "\(stamp.size):\(stamp.modified):\(stamp.inode)"
+        for output in job.outputs { outputs[output] = FileHasher.describeStamp(of: Self.absolute(output, in: directory)) }
+        if let last = stored[job.name], last.fingerprint == fingerprint, last.outputs == outputs { return }
+        recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts, outputs: outputs)
     }
 
     /// The job's fingerprint and the parts it is made of.
     private func fingerprint(of job: WorkflowFile.Job) -> (String, [String: String]) {
         var parts: [String: String] = [:]
-        parts["command"] = FileHasher.digest(of: job.run)
-        let environment = base.merging(job.environment) { $1 }
-        parts["env"] = FileHasher.digest(of: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\0"))
-        parts["cwd"] = FileHasher.digest(of: job.workingDirectory ?? "")
-        parts["outputs"] = FileHasher.digest(of: job.outputs.joined(separator: "\0"))
+        // Parts get a quick hash, to tell which changed; the fingerprint over them is SHA-256.
+        parts["command"] = FileHasher.quickDigest(of: job.run)
+        parts["env"] = job.environment.isEmpty ? baseEnvironmentDigest : Self.digest(environment: base.merging(job.environment) { $1 })
+        parts["cwd"] = job.workingDirectory.map { FileHasher.quickDigest(of: $0) } ?? noDirectoryDigest
+        parts["outputs"] = FileHasher.quickDigest(of: job.outputs.joined(separator: "\0"))
         let directory = self.directory(of: job)
         for pattern in job.inputs {
             let paths = FilePattern.expand(pattern, in: directory)
@@ -120,7 +118,7 @@ final class UpToDate: UpToDateCheck {
     /// What differs between two fingerprints' parts, for people.
     static func changes(from old: [String: String], to new: [String: String]) -> String {
         var changes: [String] = []
-        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] && !key.hasPrefix(stampKey) {
+        for key in Set(old.keys).union(new.keys).sorted() where old[key] != new[key] {
             let (kind, name) = split(key)
             switch (kind, old[key], new[key]) {
             case ("input", nil, _): changes.append("input \(name) is new")

@@ -25,6 +25,10 @@ public final class FileHasher: Sendable {
     public static func stamp(of path: String) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return stamp(info)
+    }
+
+    private static func stamp(_ info: stat) -> FileStamp? {
         #if canImport(Darwin)
         let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
         #else
@@ -53,7 +57,27 @@ public final class FileHasher: Sendable {
 
     /// The SHA-256 of `text`, in hex.
     public static func digest(of text: String) -> String {
-        hex(SHA256.hash(data: Data(text.utf8)))
+        var text = text
+        return text.withUTF8 { hex(SHA256.hash(data: $0)) }
+    }
+
+    /// A quick 64-bit hash of `text` (FNV-1a), in hex: for telling which part of a
+    /// fingerprint changed, not for the fingerprint itself.
+    public static func quickDigest(of text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return hex(withUnsafeBytes(of: hash.bigEndian) { Array($0) })
+    }
+
+    /// The file's stamp as text (`size:mtime:inode`), `directory`, or `none` when nothing is there.
+    public static func describeStamp(of path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "none" }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return "directory" }
+        return stamp(info).map { "\($0.size):\($0.modified):\($0.inode)" } ?? "none"
     }
 
     private static func digest(_ path: String) -> String? {

@@ -45,7 +45,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     enum Entry {
         case attempt(JournalAttempt)
-        case fingerprint(job: String, fingerprint: String, parts: String)
+        case fingerprint(job: String, JournalFingerprint)
         case fileHash(path: String, FileStamp, hash: String)
     }
 
@@ -136,9 +136,9 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
             endedAt: origin + endedAt.wholeNanoseconds, exit: exit, exitCode: exitCode, signal: signal, output: output)))
     }
 
-    /// Records the fingerprint of a job that just succeeded, with its parts.
-    public func recordFingerprint(job: String, fingerprint: String, parts: [String: String]) {
-        append(.fingerprint(job: job, fingerprint: fingerprint, parts: JournalFingerprint.encode(parts)))
+    /// Records the fingerprint of a job that just succeeded, with its parts and its outputs' stamps.
+    public func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String]) {
+        append(.fingerprint(job: job, JournalFingerprint(fingerprint: fingerprint, parts: parts, outputs: outputs, runID: runID)))
     }
 
     /// Records a file's hash for the cache read by ``SQLiteJournal/fileHashes()``.
@@ -259,10 +259,10 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                         runID, attempt.job, attempt.attempt, attempt.startedAt, attempt.endedAt, attempt.exit,
                         attempt.exitCode, attempt.signal, attempt.output,
                     ])
-            case .fingerprint(let job, let fingerprint, let parts):
+            case .fingerprint(let job, let fingerprint):
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, parts, run_id) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [workflow, job, fingerprint, parts, runID])
+                    sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, parts, outputs, run_id) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [workflow, job, fingerprint.fingerprint, fingerprint.partsText, fingerprint.outputsText, runID])
             case .fileHash(let path, let stamp, let hash):
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO file_hashes (path, size, mtime, inode, hash) VALUES (?, ?, ?, ?, ?)",

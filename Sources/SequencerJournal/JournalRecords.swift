@@ -93,30 +93,45 @@ public struct FileStamp: Sendable, Hashable {
     }
 }
 
-/// The fingerprint of a job's last success, and the parts it was made of (`command`, `env`,
-/// `input:PATH`, `need:JOB`, each with its hash), to tell what changed.
+/// The fingerprint of a job's last success; the parts it was made of (`command`, `env`,
+/// `input:PATH`, `need:JOB`, each with its hash), to tell what changed; and the stamps its
+/// outputs had after it, to tell whether something wrote them since.
 public struct JournalFingerprint: Sendable, Hashable {
     public let fingerprint: String
-    public let parts: [String: String]
+    /// The parts as stored: a line per part, `KEY<TAB>HASH`.
+    let partsText: String
+    let outputsText: String
     /// The run it succeeded in.
     public let runID: Int64
 
-    public init(fingerprint: String, parts: [String: String], runID: Int64) {
+    public init(fingerprint: String, parts: [String: String], outputs: [String: String], runID: Int64) {
         self.fingerprint = fingerprint
-        self.parts = parts
+        partsText = Self.encode(parts)
+        outputsText = Self.encode(outputs)
         self.runID = runID
     }
 
-    /// The parts as stored: a line per part, `KEY<TAB>HASH`, sorted.
+    init(fingerprint: String, partsText: String, outputsText: String, runID: Int64) {
+        self.fingerprint = fingerprint
+        self.partsText = partsText
+        self.outputsText = outputsText
+        self.runID = runID
+    }
+
+    /// The parts, decoded when asked for (explaining a change).
+    public var parts: [String: String] { Self.decode(partsText) }
+    /// Each output's stamp after the success, by path.
+    public var outputs: [String: String] { Self.decode(outputsText) }
+
     static func encode(_ parts: [String: String]) -> String {
         parts.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n")
     }
 
     static func decode(_ text: String) -> [String: String] {
         var parts: [String: String] = [:]
-        for line in text.split(separator: "\n") {
-            guard let tab = line.lastIndex(of: "\t") else { continue }
-            parts[String(line[..<tab])] = String(line[line.index(after: tab)...])
+        for line in text.utf8.split(separator: UInt8(ascii: "\n")) {
+            guard let tab = line.lastIndex(of: UInt8(ascii: "\t")) else { continue }
+            parts[String(decoding: line[..<tab], as: UTF8.self)] = String(decoding: line[line.index(after: tab)...], as: UTF8.self)
         }
         return parts
     }

@@ -51,7 +51,7 @@ extension SQLiteJournal {
             let rows = try Row.fetchCursor(db, sql: "SELECT * FROM fingerprints WHERE workflow = ?", arguments: [workflow])
             while let row = try rows.next() {
                 fingerprints[row["name"]] = JournalFingerprint(
-                    fingerprint: row["fingerprint"], parts: JournalFingerprint.decode(row["parts"]), runID: row["run_id"])
+                    fingerprint: row["fingerprint"], partsText: row["parts"], outputsText: row["outputs"], runID: row["run_id"])
             }
             return fingerprints
         }

@@ -99,6 +99,7 @@ enum Schema {
                     name TEXT NOT NULL,
                     fingerprint TEXT NOT NULL,
                     parts TEXT NOT NULL,
+                    outputs TEXT NOT NULL,
                     run_id INTEGER NOT NULL,
                     PRIMARY KEY (workflow, name)
                 ) WITHOUT ROWID;
