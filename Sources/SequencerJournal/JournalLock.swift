@@ -9,16 +9,19 @@ internal import Sequencer
 /// writer's process ID. The kernel drops the lock when its process dies, even by `kill -9`.
 final class JournalLock: Sendable {
     let path: String
-    private let descriptor = Locked<Int32>(-1)
+    /// The locked file, and the number of the holder that took it (0: none).
+    private let state = Locked<(descriptor: Int32, holder: UInt64, next: UInt64)>((-1, 0, 1))
 
     init(path: String) {
         self.path = path
     }
 
     /// Takes the lock, or throws ``JournalError/Code/busy`` naming the process that holds it.
-    func acquire(journal: String) throws {
-        try descriptor.withLock { descriptor in
-            guard descriptor < 0 else {
+    /// Returns the holder's number, for ``release(_:)``.
+    @discardableResult
+    func acquire(journal: String) throws -> UInt64 {
+        try state.withLock { state in
+            guard state.descriptor < 0 else {
                 throw JournalError(code: .busy, path: journal, message: "this journal is already recording a run")
             }
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -34,13 +37,16 @@ final class JournalLock: Sendable {
             let pid = "\(getpid())\n"
             _ = ftruncate(fd, 0)
             _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
-            descriptor = fd
+            state.descriptor = fd
+            state.holder = state.next
+            state.next += 1
+            return state.holder
         }
     }
 
     /// Whether another process holds the lock now.
     func isHeldElsewhere() -> Bool {
-        if descriptor.withLock({ $0 >= 0 }) { return false }
+        if state.withLock({ $0.descriptor >= 0 }) { return false }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -49,11 +55,14 @@ final class JournalLock: Sendable {
         return false
     }
 
-    func release() {
-        descriptor.withLock { descriptor in
-            guard descriptor >= 0 else { return }
-            close(descriptor)  // drops the flock
-            descriptor = -1
+    /// Lets the lock go, if `holder` still holds it (a holder that let it go, and was then
+    /// followed by another, does not take it from the next).
+    func release(_ holder: UInt64) {
+        state.withLock { state in
+            guard state.descriptor >= 0, state.holder == holder else { return }
+            close(state.descriptor)  // drops the flock
+            state.descriptor = -1
+            state.holder = 0
         }
     }
 

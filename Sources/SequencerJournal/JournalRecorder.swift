@@ -21,6 +21,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// Whether this recorder resumes an earlier run.
     public let isResuming: Bool
     let journal: SQLiteJournal
+    /// This recorder's hold on the journal's writer lock.
+    private let lockHolder: UInt64
     private let info: String?
     /// The wall-clock time of this session's start, in nanoseconds since 1970.
     private let origin: Int64
@@ -37,7 +39,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// and children's by name: the run's counts.
     private var statuses: [UInt8] = []
     private var childStatuses: [String: UInt8] = [:]
-    /// The writer's scratch space: which positions ended in the batch being written.
+    /// The writer's scratch space: which positions ended in the batch being written. Only the
+    /// writer thread touches it.
     private var endedHere: [Bool] = []
 
     /// How long the writer gathers records before a transaction.
@@ -49,8 +52,9 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         case fileHash(path: String, FileStamp, hash: String)
     }
 
-    init(journal: SQLiteJournal, runID: Int64, workflow: String, info: String?, resuming: Bool) {
+    init(journal: SQLiteJournal, lockHolder: UInt64, runID: Int64, workflow: String, info: String?, resuming: Bool) {
         self.journal = journal
+        self.lockHolder = lockHolder
         self.runID = runID
         self.workflow = workflow
         self.info = info
@@ -59,7 +63,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     }
 
     deinit {
-        journal.lock.release()
+        journal.lock.release(lockHolder)
     }
 
     // MARK: - RunRecorder
@@ -115,7 +119,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                     condition.broadcast()
                     while !finished { condition.wait() }
                 }
-                journal.lock.release()
+                journal.lock.release(lockHolder)
                 continuation.resume()
             }
             thread.name = "sequencer-journal-close"
@@ -152,7 +156,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     /// Lets another recorder use the journal; for a recorder whose run never started.
     public func close() {
-        journal.lock.release()
+        journal.lock.release(lockHolder)
     }
 
     private func append(_ entry: Entry) {

@@ -74,8 +74,8 @@ extension SQLiteJournal {
     /// the workflow, not to a run.
     /// - Throws: ``JournalError/Code/busy`` while another process records a run.
     public func deleteRuns(keeping keep: Int, workflow: String? = nil) throws -> [JournalRun] {
-        try lock.acquire(journal: path)
-        defer { lock.release() }
+        let holder = try lock.acquire(journal: path)
+        defer { lock.release(holder) }
         let doomed = try read { db in
             try Row.fetchAll(
                 db,

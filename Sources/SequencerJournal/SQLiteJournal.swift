@@ -105,12 +105,12 @@ public final class SQLiteJournal: Sendable {
     /// `info` is kept with the run, for the caller (the command line keeps its options there).
     /// - Throws: ``JournalError/Code/busy`` while another recorder holds the journal.
     public func beginRun(workflow: String, info: String? = nil) throws -> JournalRecorder {
-        try lock.acquire(journal: path)
+        let holder = try lock.acquire(journal: path)
         do {
             let id = try write { db in (try Int64.fetchOne(db, sql: "SELECT max(id) FROM runs") ?? 0) + 1 }
-            return JournalRecorder(journal: self, runID: id, workflow: workflow, info: info, resuming: false)
+            return JournalRecorder(journal: self, lockHolder: holder, runID: id, workflow: workflow, info: info, resuming: false)
         } catch {
-            lock.release()
+            lock.release(holder)
             throw error
         }
     }
@@ -120,14 +120,14 @@ public final class SQLiteJournal: Sendable {
     /// - Throws: ``JournalError/Code/noSuchRun`` when there is no such run;
     ///   ``JournalError/Code/busy`` while another recorder holds the journal.
     public func resumeRun(_ id: Int64) throws -> JournalRecorder {
-        try lock.acquire(journal: path)
+        let holder = try lock.acquire(journal: path)
         do {
             guard let run = try self.run(id) else {
                 throw JournalError(code: .noSuchRun, path: path, message: "there is no run #\(id)")
             }
-            return JournalRecorder(journal: self, runID: id, workflow: run.workflow, info: run.info, resuming: true)
+            return JournalRecorder(journal: self, lockHolder: holder, runID: id, workflow: run.workflow, info: run.info, resuming: true)
         } catch {
-            lock.release()
+            lock.release(holder)
             throw error
         }
     }

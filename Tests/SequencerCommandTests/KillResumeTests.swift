@@ -86,8 +86,17 @@ import Testing
             let (process, stdout, stderr) = try cli.start(arguments)
             let killing = kills < maxKills
             if killing {
-                // Anywhere from before the journal opens to after the run ends.
-                try await Task.sleep(for: .milliseconds(random.below(window)))
+                if random.chance(percent: 50) {
+                    // At a random moment: from before the journal opens to after the run ends.
+                    try await Task.sleep(for: .milliseconds(random.below(window)))
+                } else {
+                    // After a random number of this session's jobs ran: while the run runs,
+                    // however slowly the binary starts (a sanitized one starts slowly).
+                    let target = countsBefore.values.reduce(0, +) + 1 + random.below(Self.jobCount)
+                    _ = await CLI.eventually(within: .seconds(30)) {
+                        !process.isRunning || counts(cli).values.reduce(0, +) >= target
+                    }
+                }
                 if process.isRunning {
                     kill(process.processIdentifier, SIGKILL)
                     kills += 1

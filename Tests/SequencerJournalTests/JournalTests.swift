@@ -137,4 +137,22 @@ struct Flaky: Error {}
         #expect(!other.isRecordingElsewhere)
         try other.beginRun(workflow: "w").close()
     }
+
+    @Test func anEndedRecorderLetGoOfTheLockAndCannotTakeItFromTheNext() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("journal.sqlite")
+        let journal = try SQLiteJournal(path: path)
+        var workflow = Workflow()
+        try workflow.add("a") { _ in }
+        var first: JournalRecorder? = try journal.beginRun(workflow: "w")
+        _ = try await workflow.start(RunOptions(recorder: first)).report()
+        let second = try journal.beginRun(workflow: "w")  // the first let go when its run ended
+        first?.close()
+        first = nil  // neither closing nor freeing the first lets go of the second's hold
+        let other = try SQLiteJournal(path: path)
+        #expect(other.isRecordingElsewhere)
+        #expect(throws: JournalError.self) { try other.beginRun(workflow: "w") }
+        second.close()
+        #expect(!other.isRecordingElsewhere)
+    }
 }
