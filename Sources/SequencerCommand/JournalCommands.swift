@@ -22,6 +22,25 @@ struct JournalLocation: ParsableArguments {
     var workflowKey: String { URL(fileURLWithPath: file).standardizedFileURL.path }
 
     func open() throws -> SQLiteJournal { try JournalOptions.open(path, create: false) }
+
+    /// A recorded run with its jobs and attempts, or exit status 2 with the reason.
+    func read(_ selector: RunSelector) throws -> RecordedRun {
+        let journal = try open()
+        let run = try selector.find(in: journal, location: self)
+        do {
+            return RecordedRun(journal: journal, run: run, jobs: try journal.jobs(of: run.id), attempts: try journal.attempts(of: run.id))
+        } catch {
+            throw journalFailure(error)
+        }
+    }
+}
+
+/// A run read from the journal, for `show` and `trace`.
+struct RecordedRun {
+    let journal: SQLiteJournal
+    let run: JournalRun
+    let jobs: [JournalJob]
+    let attempts: [JournalAttempt]
 }
 
 /// A run's number, or `last`.

@@ -38,16 +38,8 @@ struct ShowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let journal = try location.open()
-        let run = try self.run.find(in: journal, location: location)
-        let jobs: [JournalJob]
-        let attempts: [JournalAttempt]
-        do {
-            jobs = try journal.jobs(of: run.id)
-            attempts = try journal.attempts(of: run.id)
-        } catch {
-            throw journalFailure(error)
-        }
+        let recorded = try location.read(self.run)
+        let (journal, run, jobs, attempts) = (recorded.journal, recorded.run, recorded.jobs, recorded.attempts)
         let lastAttempt = Dictionary(attempts.map { ($0.job, $0) }) { a, b in a.attempt > b.attempt ? a : b }
         if let output { return try printOutput(of: output, in: run, jobs: jobs, lastAttempt: lastAttempt) }
 

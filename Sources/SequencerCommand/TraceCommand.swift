@@ -16,16 +16,8 @@ struct TraceCommand: AsyncParsableCommand {
     @OptionGroup var location: JournalLocation
 
     func run() async throws {
-        let journal = try location.open()
-        let run = try self.run.find(in: journal, location: location)
-        let jobs: [JournalJob]
-        let attempts: [JournalAttempt]
-        do {
-            jobs = try journal.jobs(of: run.id)
-            attempts = try journal.attempts(of: run.id)
-        } catch {
-            throw journalFailure(error)
-        }
+        let recorded = try location.read(self.run)
+        let (run, jobs, attempts) = (recorded.run, recorded.jobs, recorded.attempts)
         // The file gives lanes, commands and needs; a file that changed or is gone gives less.
         let file = (try? WorkflowFile.load(path: run.workflow))
             ?? (try? WorkflowFile.parse("version: 1\njobs: {}\n", path: run.workflow))
