@@ -38,6 +38,13 @@ struct Measurement: Codable, Sendable {
     /// - Returns: the process exit status: 0 when every run ran every job, 1 otherwise.
     static func runInThisProcess(_ request: MeasurementRequest) async -> Int32 {
         let dag = request.workload == .dag ? RandomDAG(count: request.size) : nil
+        do {
+            // Opening (creating) the journal is once per process, not once per run: not timed.
+            if request.implementation.jobSettings.contains(.journal) { _ = try SequencerWorkloads.journal() }
+        } catch {
+            printError("cannot open the journal: \(error)")
+            return 1
+        }
         let baseBytes = Memory.residentBytes()
         var times: [Int64] = []
         var firstRunPeak = 0

@@ -145,7 +145,7 @@ enum SequencerWorkloads {
     }
 
     /// The journal of the journaled rows: a temporary file, deleted when the process exits.
-    private static func journal() throws -> SQLiteJournal {
+    static func journal() throws -> SQLiteJournal {
         if let journal = sharedJournal.withLock({ $0 }) { return journal }
         let directory = NSTemporaryDirectory() + "sequencer-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
