@@ -14,6 +14,22 @@ struct JournalOptions: ParsableArguments {
         journal ?? directory + "/.sequencer/journal.sqlite"
     }
 
+    /// The journal for a run: nil (with a warning) when the default place cannot be written,
+    /// say in a read-only checkout; a journal named with `--journal` must be usable.
+    func openForRun(beside directory: String) throws -> SQLiteJournal? {
+        let path = self.path(beside: directory)
+        let folder = (path as NSString).deletingLastPathComponent
+        if journal == nil, !FileManager.default.fileExists(atPath: path) {
+            let writable = (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+                && FileManager.default.isWritableFile(atPath: folder)
+            guard writable else {
+                printError("warning: cannot create \(path); running without the journal (nothing is up to date, and the run cannot be resumed)")
+                return nil
+            }
+        }
+        return try Self.open(path)
+    }
+
     /// Opens the journal at `path`, creating its directory; exit status 2 (with the reason
     /// printed) when it cannot be used.
     static func open(_ path: String, create: Bool = true) throws -> SQLiteJournal {

@@ -32,13 +32,15 @@ struct RunCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let workflowFile = try selectOrExit(try loadOrExit(file.file), only: only)
         var session = RunSession(file: workflowFile, options: execution)
-        if !execution.noJournal {
-            let journal = try JournalOptions.open(self.journal.path(beside: workflowFile.directory))
+        if !execution.noJournal, let journal = try self.journal.openForRun(beside: workflowFile.directory) {
             let info = RunInfo(only: only, keepGoing: execution.keepGoing)
             session.recorder = try await journal.recorder(waiting: !execution.noWait) {
                 try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)
             }
             session.journal = journal
+        }
+        if execution.explain, session.journal == nil {
+            printError("warning: --explain has nothing to explain without the journal: every job runs")
         }
         try await session.run()
     }

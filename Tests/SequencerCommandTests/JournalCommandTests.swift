@@ -239,6 +239,8 @@ struct JournalCommandTests {
             #expect(cli.lines("build.count") == 2)
             #expect(!FileManager.default.fileExists(atPath: cli.path(".sequencer/journal.sqlite")))
             #expect(try await cli.run(["runs"]).status == 2)
+            let explained = try await cli.run(["run", "--no-journal", "--explain"])
+            #expect(explained.stderr.contains("warning: --explain has nothing to explain without the journal"), "\(explained.output)")
         }
 
         @Test func aJournalElsewhereIsUsedInsteadOfTheDefault() async throws {

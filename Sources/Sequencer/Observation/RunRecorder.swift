@@ -55,9 +55,10 @@ public struct RunLogBatch: Sendable {
 
     public var isEmpty: Bool { started.isEmpty && ended.isEmpty }
 
-    /// The ID of the job at `index`: a workflow's job, or a child that ended in this batch.
+    /// The ID of the workflow's job at `index` (a child's start is not logged; its record
+    /// carries its ID).
     public func id(ofJob index: Int) -> JobID? {
-        index < ids.count ? ids[index] : ended.first { $0.index == index }?.extra?.childID
+        index < ids.count ? ids[index] : nil
     }
 
     /// The ID of the job a record is about.
