@@ -32,7 +32,7 @@ struct ResumeCommand: AsyncParsableCommand {
             return
         }
         let info = RunInfo(json: found.info) ?? RunInfo(only: [], keepGoing: false)
-        let file = try selectOrExit(try loadOrExit(found.workflow), only: info.only)
+        let file = try selectOrExit(try CompiledWorkflow.load(found.workflow), only: info.only)
         var options = execution
         options.keepGoing = options.keepGoing || info.keepGoing
         var session = RunSession(file: file, options: options)

@@ -30,7 +30,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let workflowFile = try selectOrExit(try loadOrExit(file.file), only: only)
+        let loaded = execution.noJournal ? try loadOrExit(file.file) : try CompiledWorkflow.load(file.file)
+        let workflowFile = try selectOrExit(loaded, only: only)
         var session = RunSession(file: workflowFile, options: execution)
         if !execution.noJournal, let journal = try self.journal.openForRun(beside: workflowFile.directory) {
             let info = RunInfo(only: only, keepGoing: execution.keepGoing)

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Crypto
-import Foundation
+public import Foundation
 internal import Sequencer
 
 /// Content hashes of files (SHA-256), cached by each file's size, modification time and inode:
@@ -59,6 +59,11 @@ public final class FileHasher: Sendable {
     public static func digest(of text: String) -> String {
         var text = text
         return text.withUTF8 { hex(SHA256.hash(data: $0)) }
+    }
+
+    /// The SHA-256 of `bytes`, in hex.
+    public static func digest(of bytes: some DataProtocol) -> String {
+        hex(SHA256.hash(data: bytes))
     }
 
     /// A quick 64-bit hash of `text` (FNV-1a), in hex: for telling which part of a

@@ -25,11 +25,11 @@
 public struct RetryPolicy: Sendable, Hashable {
     /// The most attempts a job gets, counting the first; at least 1.
     public let maxAttempts: Int
-    let initial: Duration
-    let multiplier: Double
-    let maximum: Duration
+    package let initial: Duration
+    package let multiplier: Double
+    package let maximum: Duration
     /// The fraction, in 0...1, by which a computed delay may be shortened at random.
-    let jitter: Double
+    package let jitter: Double
     /// Which errors are retried; nil retries every error but `CancellationError`.
     private let predicate: Predicate?
 

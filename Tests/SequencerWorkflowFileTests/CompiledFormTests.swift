@@ -1,0 +1,65 @@
+import Foundation
+import Sequencer
+import SequencerTestSupport
+import Testing
+@testable import SequencerWorkflowFile
+
+/// The compiled form of a workflow file (what `sequencer run` keeps to skip parsing an
+/// unchanged file) decodes to the same file, and refuses anything damaged without crashing.
+@Suite struct CompiledFormTests {
+    /// Every field of two files, compared one by one (the model is not `Equatable`).
+    static func difference(_ a: WorkflowFile, _ b: WorkflowFile) -> String? {
+        guard a.path == b.path, a.directory == b.directory, a.version == b.version else { return "path, directory or version" }
+        guard a.lanes == b.lanes, a.environment == b.environment, a.jobs.count == b.jobs.count else { return "lanes, env or job count" }
+        for (x, y) in zip(a.jobs, b.jobs) {
+            let same = x.name == y.name && x.location == y.location && x.run == y.run && x.needs == y.needs
+                && x.lane == y.lane && x.laneLocation == y.laneLocation && x.priority == y.priority
+                && x.timeout == y.timeout && x.retry == y.retry && x.environment == y.environment
+                && x.workingDirectory == y.workingDirectory && x.inputs == y.inputs && x.outputs == y.outputs
+            if !same { return "job \(x.name)" }
+        }
+        return nil
+    }
+
+    @Test(arguments: Fixtures.names(in: "valid"))
+    func everyValidFixtureSurvivesTheRoundTrip(name: String) throws {
+        let file = try WorkflowFile.load(path: Fixtures.path("valid", name))
+        let decoded = try #require(WorkflowFile(compiled: file.compiled(), path: file.path))
+        #expect(Self.difference(file, decoded) == nil, "\(name): \(Self.difference(file, decoded) ?? "")")
+    }
+
+    @Test func theDirectoryComesFromWhereTheFileIsNow() throws {
+        let file = try WorkflowFile.parse("jobs:\n  a: echo a\n", path: "/old/place/sequencer.yml")
+        let moved = try #require(WorkflowFile(compiled: file.compiled(), path: "/new/place/sequencer.yml"))
+        #expect(moved.directory == "/new/place")
+        #expect(moved.path == "/new/place/sequencer.yml")
+    }
+
+    @Test func damagedFormsAreRefusedNotMisread() throws {
+        var jobs = "version: 1\nlanes: { net: 2 }\nenv: { A: b }\njobs:\n"
+        for job in 0..<20 {
+            jobs += "  j\(job):\n    run: echo \(job)\n    retry: { attempts: 3, backoff: 1s }\n    timeout: 5s\n    lane: net\n"
+            jobs += "    inputs: [in\(job)]\n    outputs: [out\(job)]\n" + (job > 0 ? "    needs: [j\(job - 1)]\n" : "")
+        }
+        let file = try WorkflowFile.parse(jobs, path: "/w/sequencer.yml")
+        let bytes = file.compiled()
+        #expect(WorkflowFile(compiled: Array(bytes.dropLast()), path: file.path) == nil)
+        #expect(WorkflowFile(compiled: bytes + [0], path: file.path) == nil)
+        #expect(WorkflowFile(compiled: [], path: file.path) == nil)
+        var random = SplitMix64(state: 7)
+        var survivors = 0
+        for _ in 0..<2000 {
+            var damaged = bytes
+            for _ in 0...random.below(3) {
+                damaged[random.below(damaged.count)] = UInt8(truncatingIfNeeded: random.next())
+            }
+            // Damage may leave a valid form (a changed letter in a command): then it must decode
+            // whole; it must never crash or read past the end.
+            if let decoded = WorkflowFile(compiled: damaged, path: file.path) {
+                survivors += 1
+                #expect(decoded.jobs.count <= file.jobs.count)
+            }
+        }
+        #expect(survivors < 2000)
+    }
+}
