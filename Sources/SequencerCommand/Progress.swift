@@ -72,6 +72,9 @@ final class Progress: Sendable {
             if began != nil, let index = state.runningOrder.firstIndex(of: id) { state.runningOrder.remove(at: index) }
             return (state.finished, began)
         }
+        // Most jobs print nothing on a terminal, and skipped ones nothing unless verbose: the
+        // line is made only when it is printed.
+        if status == .skipped && !verbose || status == .succeeded && console.isLive && !verbose { return }
         let elapsed = began.map { seconds(.now - $0) }
         let prefix = "[\(count)/\(total)]"
         let name = id.rawValue
