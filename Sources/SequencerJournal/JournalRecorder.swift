@@ -69,6 +69,11 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     // MARK: - RunRecorder
 
     public func runStarting(jobs: [JobID], log: RunLog) throws -> [JobID: RestoredResult] {
+        guard condition.withLock({ self.log == nil }) else {
+            throw JournalError(
+                code: .busy, path: journal.path,
+                message: "this recorder already recorded run #\(runID); begin a new run (or resume it) for another start")
+        }
         let (session, restored, earlier) = try journal.write { db -> (Int64, [JobID: RestoredResult], [JournalJob]) in
             if isResuming {
                 let session = (try Int64.fetchOne(db, sql: "SELECT max(session) FROM run_sessions WHERE run_id = ?", arguments: [runID]) ?? 0) + 1

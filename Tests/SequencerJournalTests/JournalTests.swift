@@ -155,4 +155,16 @@ struct Flaky: Error {}
         second.close()
         #expect(!other.isRecordingElsewhere)
     }
+
+    @Test func aRecorderRecordsOneRun() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        var workflow = Workflow()
+        try workflow.add("a") { _ in }
+        let recorder = try journal.beginRun(workflow: "w")
+        _ = try await workflow.start(RunOptions(recorder: recorder)).report()
+        let error = #expect(throws: JournalError.self) { try workflow.start(RunOptions(recorder: recorder)) }
+        #expect(error?.message.contains("already recorded run #1") == true)
+        #expect(try journal.runs().count == 1)
+    }
 }
