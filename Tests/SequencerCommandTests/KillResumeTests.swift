@@ -79,9 +79,11 @@ import Testing
             #expect(session < 30, "seed \(seed): the run never finished")
             guard session < 30 else { return }
             let hasJournal = FileManager.default.fileExists(atPath: journalPath)
-            let hasRun = try hasJournal && !SQLiteJournal(path: journalPath).runs(limit: 1).isEmpty
+            // Blocking reads (SQLite may wait for a lock) go on threads of their own, never on
+            // Swift's pool: other suites run beside this one.
+            let hasRun = try await blocking { try hasJournal && !SQLiteJournal(path: journalPath).runs(limit: 1).isEmpty }
             let arguments = hasRun ? ["resume", "--jobs", "4"] : ["run", "--jobs", "4"]
-            let before = try succeeded(journalPath)
+            let before = try await blocking { try succeeded(journalPath) }
             let countsBefore = counts(cli)
             let began = ContinuousClock.now
             let (process, stdout, stderr) = try cli.start(arguments)
@@ -109,10 +111,11 @@ import Testing
                 }
             }
             let result = try await cli.finish(process, stdout, stderr)
-            killOrphans(in: cli.directory.path)
+            let directory = cli.directory.path
+            await onThread { killOrphans(in: directory) }
             // Jobs recorded as succeeded before this session must not have run in it.
             let countsAfter = counts(cli)
-            let recorded = try succeeded(journalPath).count
+            let recorded = try await blocking { try succeeded(journalPath).count }
             let ranHere = countsAfter.values.reduce(0, +) > countsBefore.values.reduce(0, +)
             if killing, result.status != 0, ranHere, recorded < Self.jobCount { tally.midRun += 1 }
             for job in before {
@@ -120,14 +123,20 @@ import Testing
                         "seed \(seed), session \(session): \(job) had succeeded, yet ran again")
             }
             if FileManager.default.fileExists(atPath: journalPath) {
-                #expect(try SQLiteJournal(path: journalPath).integrityProblems() == [], "seed \(seed)")
+                #expect(try await blocking { try SQLiteJournal(path: journalPath).integrityProblems() } == [], "seed \(seed)")
             }
             if result.status == 0 || (!killing && result.status != 0) {
                 #expect(result.status == 0, "seed \(seed): \(arguments) exited \(result.status): \(result.output)")
                 break
             }
         }
+        // Nothing writes the journal any more: reading it cannot wait.
         try checkFinalRun(cli, journalPath: journalPath, needs: needs, seed: seed)
+    }
+
+    /// Runs a blocking call that may throw on a thread of its own.
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await onThread { Result { try body() } }.get()
     }
 
     private func checkFinalRun(_ cli: CLI, journalPath: String, needs: [String: [String]], seed: UInt64) throws {
