@@ -24,6 +24,18 @@ enum BoundedWait {
         await value { await clock.sleepers(atLeast: count) } != nil
     }
 
+    /// True once `clock` has a sleeper until `offset`; false if the test was cancelled first.
+    /// Unlike counting sleepers, a sleeper that is about to go (a cancelled sleep not yet
+    /// removed) cannot stand in for the one awaited.
+    static func sleeper(_ clock: ManualClock, until offset: Duration) async -> Bool {
+        await value {
+            while !clock.sleeperDeadlines.contains(ManualClock.Instant(offset: offset)) {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            return true
+        } != nil
+    }
+
     /// True once `gate.wait()` was called at least `count` times; false if the test was cancelled first.
     static func arrivals(_ gate: Gate, atLeast count: Int) async -> Bool {
         await value { await gate.arrivals(atLeast: count) } != nil
