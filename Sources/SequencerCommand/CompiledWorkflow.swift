@@ -32,7 +32,7 @@ enum CompiledWorkflow {
     }
 
     private static func copyPath(for path: String) -> String {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let absolute = absolutePath(path)
         let directory = (absolute as NSString).deletingLastPathComponent
         return directory + "/.sequencer/compiled/" + FileHasher.quickDigest(of: absolute) + ".bin"
     }

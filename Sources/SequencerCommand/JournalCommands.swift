@@ -19,7 +19,7 @@ struct JournalLocation: ParsableArguments {
     var path: String { journal.path(beside: directory) }
 
     /// The workflow file's key in the journal.
-    var workflowKey: String { URL(fileURLWithPath: file).standardizedFileURL.path }
+    var workflowKey: String { absolutePath(file) }
 
     func open() throws -> SQLiteJournal { try JournalOptions.open(path, create: false) }
 
@@ -83,6 +83,11 @@ extension JournalRun {
     func state(recording: Bool) -> String {
         status == "running" && !recording ? "interrupted" : status
     }
+}
+
+/// `path` made absolute and standard (no `.` or `..`): how the journal names workflow files.
+func absolutePath(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.path
 }
 
 /// A journal read that failed: its message, and exit status 2.

@@ -36,7 +36,6 @@ struct ResumeCommand: AsyncParsableCommand {
         var options = execution
         options.keepGoing = options.keepGoing || info.keepGoing
         var session = RunSession(file: file, options: options)
-        session.journal = journal
         session.recorder = try await journal.recorder(waiting: !execution.noWait) { try journal.resumeRun(found.id) }
         try await session.run()
     }

@@ -38,9 +38,8 @@ struct RunCommand: AsyncParsableCommand {
             session.recorder = try await journal.recorder(waiting: !execution.noWait) {
                 try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)
             }
-            session.journal = journal
         }
-        if execution.explain, session.journal == nil {
+        if execution.explain, session.recorder == nil {
             printError("warning: --explain has nothing to explain without the journal: every job runs")
         }
         try await session.run()

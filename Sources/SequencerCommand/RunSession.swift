@@ -8,8 +8,7 @@ import SequencerWorkflowFile
 struct RunSession {
     let file: WorkflowFile
     let options: ExecutionOptions
-    var journal: SQLiteJournal?
-    /// Records the run; nil with `--no-journal`.
+    /// Records the run (in its journal); nil with `--no-journal`.
     var recorder: JournalRecorder?
 
     init(file: WorkflowFile, options: ExecutionOptions) {
@@ -18,9 +17,7 @@ struct RunSession {
     }
 
     /// The key of a workflow file in the journal: its absolute path.
-    static func key(of file: WorkflowFile) -> String {
-        URL(fileURLWithPath: file.path).standardizedFileURL.path
-    }
+    static func key(of file: WorkflowFile) -> String { absolutePath(file.path) }
 
     func run() async throws {
         defer { recorder?.close() }
@@ -107,7 +104,8 @@ struct RunSession {
 
     /// The up-to-date checks, when the run is journaled and some job has outputs.
     private func upToDate(console: Console) throws -> UpToDate? {
-        guard let journal, let recorder else { return nil }
+        guard let recorder else { return nil }
+        let journal = recorder.journal
         guard file.jobs.contains(where: { !$0.outputs.isEmpty }) || options.explain else { return nil }
         do {
             let stored = try journal.fingerprints(workflow: Self.key(of: file))
@@ -128,7 +126,7 @@ struct RunSession {
     /// absolute: the journal keeps it for `sequencer show --output`, which may run elsewhere.
     private func makeOutputDirectory() throws -> String {
         let files = FileManager.default
-        var directory = URL(fileURLWithPath: file.directory).standardizedFileURL.path + "/.sequencer/output"
+        var directory = absolutePath(file.directory) + "/.sequencer/output"
         if let recorder { directory += "/\(recorder.runID)" }
         do {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)

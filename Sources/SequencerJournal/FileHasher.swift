@@ -37,12 +37,6 @@ public final class FileHasher: Sendable {
         return FileStamp(size: Int64(info.st_size), modified: modified, inode: Int64(bitPattern: UInt64(info.st_ino)))
     }
 
-    /// Whether something (a file or a directory) exists at `path`.
-    public static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
-    }
-
     /// The hash of the file at `path` (absolute), or nil when it is missing or unreadable.
     public func hash(_ path: String) -> String? {
         guard let stamp = Self.stamp(of: path) else { return nil }

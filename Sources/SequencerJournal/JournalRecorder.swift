@@ -20,7 +20,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     public let workflow: String
     /// Whether this recorder resumes an earlier run.
     public let isResuming: Bool
-    let journal: SQLiteJournal
+    /// The journal the run is recorded in.
+    public let journal: SQLiteJournal
     /// This recorder's hold on the journal's writer lock.
     private let lockHolder: UInt64
     private let info: String?

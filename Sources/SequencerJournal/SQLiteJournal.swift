@@ -58,15 +58,16 @@ public final class SQLiteJournal: Sendable {
     }
 
     private func open() throws {
+        let migrator = Schema.migrator()
         do {
-            try database.writeWithoutTransaction { db in
+            let needsMigration = try database.writeWithoutTransaction { db -> Bool in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
                 if applicationID != Schema.applicationID, tables > 0 {
                     throw JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (an SQLite database of another program); it was left untouched")
                 }
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                let superseded = try Schema.migrator().hasBeenSuperseded(db)
+                let superseded = try migrator.hasBeenSuperseded(db)
                 if version > Schema.current || superseded {
                     throw JournalError(
                         code: .newerVersion, path: path,
@@ -74,9 +75,9 @@ public final class SQLiteJournal: Sendable {
                 }
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
                 if tables == 0 { try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)") }
+                return try !migrator.hasCompletedMigrations(db)
             }
-            let migrator = Schema.migrator()
-            if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
+            if needsMigration {
                 // Each migration runs in a transaction: a crash leaves the journal at a version.
                 try migrator.migrate(database)
                 try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(Schema.current)") }

@@ -1,6 +1,6 @@
 import Foundation
 import Sequencer
-import SequencerJournal
+@testable import SequencerJournal
 import SequencerTestSupport
 import Testing
 
@@ -166,5 +166,11 @@ struct Flaky: Error {}
         let error = #expect(throws: JournalError.self) { try workflow.start(RunOptions(recorder: recorder)) }
         #expect(error?.message.contains("already recorded run #1") == true)
         #expect(try journal.runs().count == 1)
+    }
+
+    @Test func everyStatusCodeNamesItsStatus() {
+        for status in JobStatus.allCases {
+            #expect(JobLog.statuses[Int(JobLog.code(of: status))] == status.rawValue)
+        }
     }
 }

@@ -55,12 +55,6 @@ public struct RunLogBatch: Sendable {
 
     public var isEmpty: Bool { started.isEmpty && ended.isEmpty }
 
-    /// The ID of the workflow's job at `index` (a child's start is not logged; its record
-    /// carries its ID).
-    public func id(ofJob index: Int) -> JobID? {
-        index < ids.count ? ids[index] : nil
-    }
-
     /// The ID of the job a record is about.
     public func id(of record: JobRecord) -> JobID {
         record.extra?.childID ?? ids[record.index]
@@ -204,7 +198,7 @@ extension RunCore {
             }
             return JobRecord(
                 index: Int(job),
-                status: state.phase == .succeeded && upToDate ? .skipped : state.phase.status,
+                status: state.phase.status(upToDate: upToDate),
                 attempts: restored ? 0 : Int(state.attempts),
                 started: state.startedAt, ended: state.endedAt,
                 hasValue: Int(job) < plan.count ? plan.hasValue(Int(job)) : logged?.value != nil,

@@ -26,6 +26,12 @@ extension JobPhase {
         case .skipped, .waiting, .laneWaiting, .queued, .running: .skipped
         }
     }
+
+    /// How a job in this phase ended, given whether it marked itself up to date: a success up
+    /// to date is reported as skipped.
+    func status(upToDate: Bool) -> JobStatus {
+        self == .succeeded && upToDate ? .skipped : status
+    }
 }
 
 /// What happened to one job in a run.

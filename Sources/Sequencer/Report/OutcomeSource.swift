@@ -31,7 +31,7 @@ extension OutcomeSource {
 
     /// How the job ended: its phase's status, except that a job that succeeded up to date was skipped.
     func status(of job: Int32, _ phase: JobPhase) -> JobStatus {
-        phase == .succeeded && isUpToDate(job) ? .skipped : phase.status
+        phase.status(upToDate: isUpToDate(job))
     }
 
     func isUpToDate(_ job: Int32) -> Bool { !upToDate.isEmpty && upToDate.contains(job) }
