@@ -74,7 +74,7 @@ final class Progress: Sendable {
         }
         // Most jobs print nothing on a terminal, and skipped ones nothing unless verbose: the
         // line is made only when it is printed.
-        if status == .skipped && !verbose || status == .succeeded && console.isLive && !verbose { return }
+        if (status == .skipped || status == .upToDate) && !verbose || status == .succeeded && console.isLive && !verbose { return }
         let elapsed = began.map { seconds(.now - $0) }
         let prefix = "[\(count)/\(total)]"
         let name = id.rawValue
@@ -97,6 +97,8 @@ final class Progress: Sendable {
             console.line("\(prefix) cancelled \(name)" + (elapsed.map { " (after \($0))" } ?? ""))
         case .skipped:
             if verbose { console.line("\(prefix) skipped \(name)") }
+        case .upToDate:
+            if verbose { console.line("\(prefix) up to date \(name)") }
         }
     }
 

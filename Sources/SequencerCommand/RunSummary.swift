@@ -8,27 +8,22 @@ struct RunSummary {
     let interrupted: Bool
 
     func print(to console: Console) {
-        var upToDate = 0, restored = 0
-        for outcome in report.outcomes {
-            if outcome.restored { restored += 1 }
-            if outcome.error?.code == .upToDate { upToDate += 1 }
-        }
-        var counts = JobStatus.allCases.compactMap { status -> String? in
+        let restored = report.outcomes.reduce(0) { $0 + ($1.restored ? 1 : 0) }
+        var counts = restored > 0 ? ["\(restored) done before"] : []
+        for status in [JobStatus.upToDate] + JobStatus.allCases.filter({ $0 != .upToDate }) {
             var count = report.count(status)
             if status == .succeeded { count -= restored }
-            if status == .skipped { count -= upToDate }
-            return count == 0 ? nil : "\(count) \(status == .timedOut ? "timed out" : status.rawValue)"
+            guard count > 0 else { continue }
+            counts.append("\(count) \(Self.name(of: status))")
         }
-        if upToDate > 0 { counts.insert("\(upToDate) up to date", at: 0) }
-        if restored > 0 { counts.insert("\(restored) done before", at: 0) }
         let total = shell.file.jobs.count
         let verdict = interrupted ? "interrupted" : report.status.rawValue
         console.line("sequencer: \(verdict): \(total) job\(total == 1 ? "" : "s") in \(seconds(report.duration)): "
                      + counts.joined(separator: ", "))
-        if !report.criticalPath.isEmpty {
-            let span = criticalPathDuration()
-            console.line("critical path" + (span.map { " (\(seconds($0)))" } ?? "") + ": "
-                         + report.criticalPath.map(\.rawValue).joined(separator: " -> "))
+        let path = report.criticalPathSteps
+        if let first = path.first, let last = path.last {
+            console.line("critical path (\(seconds(last.endedAt - first.startedAt))): "
+                         + path.map(Self.describe).joined(separator: " -> "))
         }
         let failures = report.outcomes.filter { $0.status == .failed || $0.status == .timedOut }
         if !failures.isEmpty {
@@ -37,10 +32,21 @@ struct RunSummary {
         }
     }
 
-    /// From the start of the path's first job to the end of its last.
-    private func criticalPathDuration() -> Duration? {
-        guard let first = report.criticalPath.first.flatMap({ report.outcome(of: $0)?.startedAt }),
-              let last = report.criticalPath.last.flatMap({ report.outcome(of: $0)?.endedAt }) else { return nil }
-        return last - first
+    static func name(of status: JobStatus) -> String {
+        switch status {
+        case .upToDate: "up to date"
+        case .timedOut: "timed out"
+        default: status.rawValue
+        }
+    }
+
+    /// `compile 6.2s`, or `link 0.4s (waited 6.0s for a worker)` for a job that was ready
+    /// but waited for a slot that the job before it on the path held.
+    static func describe(_ step: CriticalPath.Step) -> String {
+        var text = "\(step.job) \(seconds(step.endedAt - step.startedAt))"
+        if case .slot(_, let lane) = step.wait {
+            text += " (waited \(seconds(step.queued)) for " + (lane.map { "lane '\($0)'" } ?? "a worker") + ")"
+        }
+        return text
     }
 }

@@ -48,7 +48,7 @@ struct ShowCommand: AsyncParsableCommand {
         let entries = jobs.map { job in
             let attempt = lastAttempt[job.name]
             return Job(
-                name: job.name, status: job.code == "upToDate" ? "upToDate" : job.status, code: job.code, error: job.error,
+                name: job.name, status: job.status, code: job.code, error: job.error,
                 attempts: job.attempts, duration: job.duration, exit: attempt?.exit, exitCode: attempt?.exitCode,
                 output: attempt?.output)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sequencer
 import SequencerJournal
 import SequencerWorkflowFile
 
@@ -34,27 +35,25 @@ struct TraceCommand: AsyncParsableCommand {
                 outputPath: attempt.output ?? "")
         }
         var statuses: [String: String] = [:]
-        for job in jobs { statuses[job.name] = job.code == "upToDate" ? "upToDate" : job.status }
+        for job in jobs { statuses[job.name] = job.status }
         let trace = ChromeTrace(
-            file: file, attempts: records, statuses: statuses, criticalPath: Self.criticalPath(jobs: jobs, file: file))
+            file: file, attempts: records, statuses: statuses, criticalPath: Self.criticalPath(jobs: jobs, file: file, runStart: run.startedAt))
         write(trace.json(), to: STDOUT_FILENO)
     }
 
-    /// The job that ended last, the need it waited for that ended last, and so on: in order.
-    static func criticalPath(jobs: [JournalJob], file: WorkflowFile) -> [String] {
-        var ends: [String: Int64] = [:]
-        for job in jobs { if let end = job.endedAt, job.startedAt != nil { ends[job.name] = end } }
-        var needs: [String: [String]] = [:]
-        for job in file.jobs { needs[job.name] = job.needs.map(\.name) }
-        guard var current = ends.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key else { return [] }
-        var path = [current]
-        var seen: Set<String> = [current]
-        while let next = (needs[current] ?? []).filter({ ends[$0] != nil && !seen.contains($0) })
-            .max(by: { (ends[$0] ?? 0, $1) < (ends[$1] ?? 0, $0) }) {
-            path.append(next)
-            seen.insert(next)
-            current = next
+    /// The run's critical path, by the library's rule (``CriticalPath``) over the journal's
+    /// times and the file's needs and lanes: the same path the run itself reported.
+    static func criticalPath(jobs: [JournalJob], file: WorkflowFile, runStart: Int64) -> [String] {
+        var declared: [String: WorkflowFile.Job] = [:]
+        for job in file.jobs where declared[job.name] == nil { declared[job.name] = job }
+        func offset(_ time: Int64?) -> Duration? { time.map { .nanoseconds($0 - runStart) } }
+        let schedule = jobs.map { job in
+            CriticalPath.Job(
+                id: JobID(job.name), needs: declared[job.name]?.needs.map { JobID($0.name) } ?? [],
+                lane: declared[job.name]?.lane, parent: job.parent.map { JobID($0) },
+                startedAt: offset(job.startedAt), endedAt: offset(job.endedAt ?? job.startedAt),
+                tookNoTime: job.status == "upToDate")
         }
-        return path.reversed()
+        return CriticalPath.steps(of: schedule).map(\.job.rawValue)
     }
 }

@@ -38,7 +38,7 @@ enum JobLog {
         case .succeeded: 1
         case .failed: 2
         case .cancelled: 3
-        case .skipped: 4
+        case .skipped, .upToDate: 4   // up to date: skipped with the `upToDate` flag
         case .timedOut: 5
         }
     }
@@ -143,8 +143,8 @@ enum JobLog {
                 let status = Int(record.status) < statuses.count ? statuses[Int(record.status)] : "unknown"
                 let upToDate = record.flags & Record.upToDate != 0
                 let job = JournalJob(
-                    name: name, position: position, status: record.ended ? status : "running",
-                    code: upToDate ? "upToDate" : detail?["code"], error: detail?["error"],
+                    name: name, position: position, status: !record.ended ? "running" : upToDate ? "upToDate" : status,
+                    code: detail?["code"], error: detail?["error"],
                     attempts: Int(record.attempts),
                     startedAt: record.startedAt >= 0 ? start + record.startedAt : nil,
                     endedAt: record.endedAt >= 0 ? start + record.endedAt : nil,
@@ -178,7 +178,7 @@ enum JobLog {
             kept[name] = (row["result_kind"], row["result"])
         }
         var results: [String: RestoredResult] = [:]
-        for job in jobs where job.parent == nil && (job.status == "succeeded" || job.code == "upToDate") {
+        for job in jobs where job.parent == nil && (job.status == "succeeded" || job.status == "upToDate") {
             switch kept[job.name] {
             case nil: results[job.name] = .void
             case (ResultKind.json.rawValue, let data?)?: results[job.name] = .encoded(JSONResult(data: data))

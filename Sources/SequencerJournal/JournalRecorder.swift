@@ -228,11 +228,11 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
             let isChild = record.isChild
             let (result, kind) = Self.encodeResult(of: record)
             let error = Self.describeError(of: record)
-            let code = record.errorCode == .upToDate ? nil : record.errorCode?.description
+            let code = record.errorCode?.description
             let hasDetails = isChild || code != nil || error != nil || kind != .none
             records.append(JobLog.Record(
                 position: UInt32(record.index), ended: true, status: status,
-                flags: (record.errorCode == .upToDate ? JobLog.Record.upToDate : 0) | (hasDetails ? JobLog.Record.hasDetails : 0),
+                flags: (record.status == .upToDate ? JobLog.Record.upToDate : 0) | (hasDetails ? JobLog.Record.hasDetails : 0),
                 attempts: UInt32(record.attempts),
                 startedAt: record.startedAt?.wholeNanoseconds ?? -1, endedAt: record.endedAt?.wholeNanoseconds ?? -1))
             if hasDetails {
@@ -299,7 +299,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     // MARK: - Results
 
     static func encodeResult(of record: JobRecord) -> (Data?, JobLog.ResultKind) {
-        guard record.hasValue, record.status == .succeeded || record.errorCode == .upToDate else { return (nil, .none) }
+        guard record.hasValue, record.status == .succeeded || record.status == .upToDate else { return (nil, .none) }
         guard let value = record.value as? any Encodable, let data = try? JSONEncoder().encode(value) else {
             return (nil, .notKept)
         }
@@ -307,7 +307,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     }
 
     static func describeError(of record: JobRecord) -> String? {
-        guard let code = record.errorCode, code != .upToDate else { return nil }
+        guard let code = record.errorCode else { return nil }
         if let cause = record.cause { return "needed job '\(cause)' did not succeed" }
         return record.underlying.map { "\($0)" } ?? code.description
     }

@@ -29,9 +29,10 @@ public struct JournalJob: Sendable, Codable, Hashable {
     public let name: String
     /// Its position in the run.
     public let position: Int
-    /// `running` (it was running when the run's process stopped), or a `JobStatus`.
+    /// `running` (it was running when the run's process stopped), or a `JobStatus`
+    /// (`upToDate` for a job that was up to date).
     public let status: String
-    /// Why it did not succeed (a `JobError.Code`), `upToDate`, or nil.
+    /// Why it did not succeed (a `JobError.Code`), or nil.
     public let code: String?
     public let error: String?
     public let attempts: Int

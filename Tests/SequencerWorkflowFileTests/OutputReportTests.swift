@@ -40,7 +40,7 @@ import Testing
         #expect(duration >= 0 && duration < 60)
         #expect(object["criticalPath"] as? [String] == report.criticalPath.map(\.rawValue))
         #expect(object["counts"] as? [String: Int]
-            == ["succeeded": 1, "failed": 2, "skipped": 1, "cancelled": 0, "timedOut": 0])
+            == ["succeeded": 1, "failed": 2, "skipped": 1, "cancelled": 0, "timedOut": 0, "upToDate": 0])
 
         let jobs = try #require(object["jobs"] as? [[String: Any]])
         #expect(jobs.map { $0["name"] as? String } == ["fetch", "build", "package", "killed"])

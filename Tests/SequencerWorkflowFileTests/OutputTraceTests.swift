@@ -84,9 +84,10 @@ import Testing
               b: { run: make b, needs: [a] }
               c: { run: make c, needs: [b] }
             """)
-        // One job at a time, lint first: c ends last, and the path back from it is a, b, c.
+        // One job at a time, lint first: c ends last, and the path back from it is c, b, a, and
+        // lint, which held the only worker while a was ready.
         let report = try await Fixture.run(file, maxConcurrency: 1)
-        #expect(report.criticalPath == ["a", "b", "c"])
+        #expect(report.criticalPath == ["lint", "a", "b", "c"])
         let trace = try OutputTraceCheck(ChromeTrace(file: file, report: report, attempts: [
             Fixture.attempt("lint", from: 0, to: 5),
             Fixture.attempt("a", from: 5, to: 10),
@@ -97,19 +98,26 @@ import Testing
 
         #expect(trace.trackOrder.first == "critical path")
         let path = trace.slices(on: "critical path")
-        #expect(path.map(\.name) == ["a", "b", "c"])
+        #expect(path.map(\.name) == ["lint", "a", "b", "c"])
         // A job's slice on the path spans all its attempts, the wait between them included.
-        #expect(path.map(\.ts) == [5000, 10_000, 20_000])
-        #expect(path.map(\.end) == [10_000, 20_000, 30_000])
-        #expect(path.map { $0.args["attempts"] as? Int } == [1, 2, 1])
+        #expect(path.map(\.ts) == [0, 5000, 10_000, 20_000])
+        #expect(path.map(\.end) == [5000, 10_000, 20_000, 30_000])
+        #expect(path.map { $0.args["attempts"] as? Int } == [1, 1, 2, 1])
         #expect(path.allSatisfy { $0.args["critical"] as? Bool == true && $0.cname != nil })
 
         let jobs = trace.slices(on: "jobs 1")
         #expect(jobs.map(\.name) == ["lint", "a", "b", "b", "c"])
         for slice in jobs {
-            let critical = slice.name != "lint"
-            #expect(slice.args["critical"] as? Bool == critical, "\(slice.name)")
-            #expect((slice.cname != nil) == critical, "\(slice.name)")
+            #expect(slice.args["critical"] as? Bool == true, "\(slice.name)")
+            #expect(slice.cname != nil, "\(slice.name)")
+        }
+        // A job off the path is not highlighted.
+        let offPath = try OutputTraceCheck(ChromeTrace(
+            file: file, attempts: [Fixture.attempt("lint", from: 0, to: 5), Fixture.attempt("a", from: 5, to: 10)],
+            statuses: [:], criticalPath: ["a"]).json())
+        for slice in offPath.slices(on: "jobs 1") {
+            #expect((slice.args["critical"] as? Bool == true) == (slice.name == "a"), "\(slice.name)")
+            #expect((slice.cname != nil) == (slice.name == "a"), "\(slice.name)")
         }
         #expect(jobs.map { $0.args["exit"] as? String }[2] == "exit code 1")
         #expect(jobs.map { $0.args["attempt"] as? Int } == [1, 1, 1, 2, 1])

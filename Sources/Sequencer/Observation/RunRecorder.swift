@@ -66,7 +66,7 @@ public struct JobRecord: Sendable {
     /// Its position in the run: the workflow's jobs first, in the order they were added, then
     /// children in the order they were added.
     public let index: Int
-    /// How it ended. An up-to-date job is `.skipped` with ``errorCode`` `.upToDate`.
+    /// How it ended.
     public let status: JobStatus
     /// How many times its body was called.
     public let attempts: Int
@@ -112,7 +112,7 @@ public struct JobRecord: Sendable {
     /// When it started and ended, after the run's start; nil when it never started.
     public var startedAt: Duration? { started >= 0 ? .nanoseconds(started) : nil }
     public var endedAt: Duration? { started >= 0 ? .nanoseconds(ended) : nil }
-    /// Why it did not succeed (or `.upToDate`), or nil.
+    /// Why it did not succeed, or nil.
     public var errorCode: JobError.Code? { extra?.errorCode }
     /// The error its body threw, when the failure started here.
     public var underlying: (any Error)? { extra?.underlying }
@@ -190,7 +190,7 @@ extension RunCore {
             let logged = extras.isEmpty ? nil : extras[job]
             let restored = plan.isRestored(Int(job))
             let upToDate = logged?.upToDate == true
-            let code = logged?.failure?.code ?? (upToDate ? .upToDate : nil)
+            let code = logged?.failure?.code
             let extra = logged.map { logged in
                 JobRecord.Extra(
                     value: logged.value, errorCode: code, underlying: logged.failure?.underlying,

@@ -19,12 +19,14 @@ public struct RunSnapshot: Sendable, CustomStringConvertible {
     public let cancelled: Int
     public let skipped: Int
     public let timedOut: Int
+    /// Jobs that were up to date (``JobStatus/upToDate``), not counted in ``succeeded``.
+    public let upToDate: Int
     /// True for the last snapshot of a run.
     public let isFinished: Bool
     let version: UInt64
 
     /// Jobs that have ended, however they ended.
-    public var finished: Int { succeeded + failed + cancelled + skipped + timedOut }
+    public var finished: Int { succeeded + failed + cancelled + skipped + timedOut + upToDate }
 
     public var description: String {
         let progress = "[\(finished)/\(total)]"
@@ -54,8 +56,9 @@ extension SchedulerState {
             succeeded: count(.succeeded) - upToDate.count,
             failed: count(.failed),
             cancelled: count(.cancelled),
-            skipped: count(.skipped) + upToDate.count,
+            skipped: count(.skipped),
             timedOut: count(.timedOut),
+            upToDate: upToDate.count,
             isFinished: isFinished,
             version: version)
     }

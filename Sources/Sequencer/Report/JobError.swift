@@ -25,8 +25,9 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         public static let neededJobFailed = Code(name: "neededJobFailed")
         /// Another job failed and the run stopped starting jobs (it does not keep going).
         public static let runStopped = Code(name: "runStopped")
-        /// Not an error: the job was up to date, so it skipped its work (see
-        /// ``JobContext/markUpToDate()``). The jobs that need it run as after a success.
+        /// Not an error: the job was up to date. No longer set on outcomes, whose status is
+        /// now ``JobStatus/upToDate``; kept so that code naming it still builds.
+        @available(*, deprecated, message: "an up-to-date job's status is JobStatus.upToDate, and its error is nil")
         public static let upToDate = Code(name: "upToDate")
     }
 
@@ -48,7 +49,6 @@ public struct JobError: Error, Sendable, CustomStringConvertible {
         case .cancelled: return "\(job) was cancelled"
         case .timedOut: return "\(job) timed out"
         case .deadlineExceeded: return "\(job) was stopped by the run's deadline"
-        case .upToDate: return "\(job) was up to date"
         case .runStopped: return "\(job) did not start: the run stopped after '\(path.first?.description ?? "?")' failed"
         default:
             let chain = path.map(\.description).joined(separator: " -> ")

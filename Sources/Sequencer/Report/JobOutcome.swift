@@ -7,11 +7,13 @@ public enum JobStatus: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// It, or the run, was cancelled: before it started, or while it ran.
     case cancelled
     /// It never started: a job it needs did not succeed, or the run stopped after a failure.
-    /// Or it was up to date (its error's code is ``JobError/Code/upToDate``): the jobs that
-    /// need it run as after a success.
     case skipped
     /// Its timeout, or the run's deadline, passed while it ran.
     case timedOut
+    /// It was up to date, so it skipped its work (see ``JobContext/markUpToDate()``): the jobs
+    /// that need it run as after a success. Before this status existed, such a job was
+    /// reported as ``skipped`` with an error coded ``JobError/Code/upToDate``.
+    case upToDate
 
     public var description: String { rawValue }
 }
@@ -27,10 +29,9 @@ extension JobPhase {
         }
     }
 
-    /// How a job in this phase ended, given whether it marked itself up to date: a success up
-    /// to date is reported as skipped.
+    /// How a job in this phase ended, given whether it marked itself up to date.
     func status(upToDate: Bool) -> JobStatus {
-        self == .succeeded && upToDate ? .skipped : status
+        self == .succeeded && upToDate ? .upToDate : status
     }
 }
 
@@ -45,7 +46,7 @@ public struct JobOutcome: Sendable, CustomStringConvertible {
     public let id: JobID
     /// How it ended.
     public let status: JobStatus
-    /// Why it did not succeed; nil when it succeeded.
+    /// Why it did not succeed; nil when it succeeded or was up to date.
     public let error: JobError?
     /// How many times its body was called (0 when it never started).
     public let attempts: Int

@@ -29,7 +29,7 @@ extension OutcomeSource {
             restored: restored)
     }
 
-    /// How the job ended: its phase's status, except that a job that succeeded up to date was skipped.
+    /// How the job ended: its phase's status, except that a job that succeeded up to date is `.upToDate`.
     func status(of job: Int32, _ phase: JobPhase) -> JobStatus {
         phase.status(upToDate: isUpToDate(job))
     }
@@ -38,9 +38,7 @@ extension OutcomeSource {
 
     /// The job's failure, following skips back to the job where the failure started.
     func error(of job: Int32) -> JobError? {
-        guard let record = failures[job] else {
-            return isUpToDate(job) ? JobError(code: .upToDate, underlying: nil, path: [id(of: Int(job))]) : nil
-        }
+        guard let record = failures[job] else { return nil }
         var path = [id(of: Int(job))]
         var origin = record
         var cause = record.cause

@@ -28,15 +28,17 @@ public struct RunReport: Sendable {
     /// From the run's start until its last job ended.
     public let duration: Duration
     /// The chain of jobs that decided the run's wall time, in execution order: the job that
-    /// ended last, the job it waited for that ended last, and so on back to a job that waited
-    /// for none.
-    public let criticalPath: [JobID]
+    /// ended last, the job that let it start (the need that ended last, or the job whose end
+    /// freed the worker or lane slot it waited for), and so on back to a job that waited for
+    /// none. Up-to-date and restored jobs take no time and are not on it. See ``CriticalPath``.
+    public var criticalPath: [JobID] { record.criticalPath().map(\.job) }
+    /// The critical path with each job's times and what it waited for.
+    public var criticalPathSteps: [CriticalPath.Step] { record.criticalPath() }
     let record: RunRecord
 
     init(record: RunRecord, stopReason: StopReason?, duration: Duration) {
         self.record = record
         self.duration = duration
-        criticalPath = record.criticalPath()
         func count(_ phase: JobPhase) -> Int { record.counts[phase] }
         if stopReason == .deadline {
             status = .timedOut
@@ -72,7 +74,7 @@ public struct RunReport: Sendable {
         let count = JobPhase.allCases.filter { $0.isTerminal && $0.status == status }.reduce(0) { $0 + record.counts[$1] }
         switch status {
         case .succeeded: return count - record.upToDate.count
-        case .skipped: return count + record.upToDate.count
+        case .upToDate: return record.upToDate.count
         default: return count
         }
     }
@@ -95,6 +97,7 @@ final class RunRecord: Sendable {
     let counts: PhaseCounts
     let dynamic: DynamicJobs
     let upToDate: Set<Int32>
+    private let path = Locked<[CriticalPath.Step]?>(nil)
 
     init(_ state: SchedulerState) {
         upToDate = state.upToDate
@@ -127,53 +130,25 @@ final class RunRecord: Sendable {
         job < plan.count ? plan.needRange(of: job).map { Int(plan.needs[$0]) } : dynamic.needs[job - plan.count].map(Int.init)
     }
 
-    private func dependents(of job: Int) -> [Int] {
-        var dependents = job < plan.count ? plan.dependentRange(of: job).map { Int(plan.dependents[$0]) } : []
-        if let added = dynamic.dependents[Int32(job)] { dependents += added.map(Int.init) }
-        return dependents
+    private func lane(of job: Int) -> Int? {
+        let lane = job < plan.count ? plan.lane(of: job) : dynamic.lanes[job - plan.count]
+        return lane >= 0 ? Int(lane) : nil
     }
 
-    /// Walks back from the job that ended last through the need (or, in a serial lane, the
-    /// lane predecessor) that ended last before it started.
-    /// - Complexity: O(jobs) to find the last job, then O(needs) along the path.
-    func criticalPath() -> [JobID] {
-        func endedAt(_ job: Int) -> Int64 { jobs[job].endedAt }
-        guard var job = jobs.indices.max(by: { endedAt($0) < endedAt($1) }), endedAt(job) >= 0 else { return [] }
-        // Jobs that took no time can end at the same moment as a job they needed: the path
-        // ends at the last of them.
-        var moved = true
-        while moved {
-            moved = false
-            for dependent in dependents(of: job) {
-                if endedAt(dependent) == endedAt(job), jobs[dependent].startedAt >= endedAt(job) {
-                    job = dependent
-                    moved = true
-                    break
-                }
-            }
-        }
-        var path = [id(of: job)]
-        while true {
-            var best = -1
-            var candidates = needs(of: job)
-            if let previous = lanePredecessor(of: job) { candidates.append(previous) }
-            for candidate in candidates where endedAt(candidate) >= 0 && endedAt(candidate) <= jobs[job].startedAt {
-                if best < 0 || endedAt(candidate) > endedAt(best) { best = candidate }
-            }
-            guard best >= 0, path.count <= jobs.count else { break }
-            job = best
-            path.append(id(of: job))
-        }
-        return path.reversed()
-    }
-
-    private func lanePredecessor(of job: Int) -> Int? {
-        guard job < plan.count else { return nil }
-        let lane = plan.lane(of: job)
-        guard lane >= 0, plan.lanes[Int(lane)].width == 1 else { return nil }
-        let members = plan.lanes[Int(lane)].members
-        guard let position = members.firstIndex(of: Int32(job)), position > 0 else { return nil }
-        return Int(members[position - 1])
+    /// The run's critical path (see ``CriticalPath``), worked out when first asked for.
+    func criticalPath() -> [CriticalPath.Step] {
+        if let known = path.withLock({ $0 }) { return known }
+        let schedule = Schedule(
+            count: jobs.count,
+            startedAt: { [jobs] in jobs[$0].startedAt >= 0 ? jobs[$0].startedAt : nil },
+            endedAt: { [jobs] in jobs[$0].endedAt },
+            needs: needs(of:),
+            lane: lane(of:),
+            parent: { [plan, dynamic] in $0 < plan.count ? nil : Int(dynamic.parents[$0 - plan.count]) },
+            tookNoTime: { [plan, upToDate] in upToDate.contains(Int32($0)) || plan.isRestored($0) })
+        let steps = schedule.criticalPath(id: { id(of: $0) }, laneName: { lane(of: $0).map { plan.lanes[$0].name } })
+        path.withLock { $0 = steps }
+        return steps
     }
 }
 

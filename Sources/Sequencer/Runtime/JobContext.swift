@@ -136,8 +136,8 @@ public struct JobContext: Sendable {
         return core.state.withLock { state in state.scheduler.children(of: job).map { state.scheduler.outcome(of: $0) } }
     }
 
-    /// Marks the job as up to date: when its body returns, the job ends skipped, with the code
-    /// ``JobError/Code/upToDate``, instead of succeeded. Nothing else changes: its result is
+    /// Marks the job as up to date: when its body returns, the job ends ``JobStatus/upToDate``
+    /// instead of succeeded. Nothing else changes: its result is
     /// kept, and the jobs that need it run as after a success. A body calls it when it finds
     /// its work already done (its outputs are newer than its inputs, say) and returns early.
     public func markUpToDate() {
