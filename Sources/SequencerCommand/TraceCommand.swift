@@ -43,7 +43,7 @@ struct TraceCommand: AsyncParsableCommand {
 
     /// The run's critical path, by the library's rule (``CriticalPath``) over the journal's
     /// times and the file's needs and lanes: the same path the run itself reported.
-    static func criticalPath(jobs: [JournalJob], file: WorkflowFile, runStart: Int64) -> [String] {
+    static func criticalPath(jobs: [JournalJob], file: WorkflowFile, runStart: Int64) -> [CriticalPath.Step] {
         var declared: [String: WorkflowFile.Job] = [:]
         for job in file.jobs where declared[job.name] == nil { declared[job.name] = job }
         func offset(_ time: Int64?) -> Duration? { time.map { .nanoseconds($0 - runStart) } }
@@ -54,6 +54,6 @@ struct TraceCommand: AsyncParsableCommand {
                 startedAt: offset(job.startedAt), endedAt: offset(job.endedAt ?? job.startedAt),
                 tookNoTime: job.status == "upToDate")
         }
-        return CriticalPath.steps(of: schedule).map(\.job.rawValue)
+        return CriticalPath.steps(of: schedule)
     }
 }

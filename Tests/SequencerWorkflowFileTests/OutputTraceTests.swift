@@ -103,6 +103,9 @@ import Testing
         #expect(path.map(\.ts) == [0, 5000, 10_000, 20_000])
         #expect(path.map(\.end) == [5000, 10_000, 20_000, 30_000])
         #expect(path.map { $0.args["attempts"] as? Int } == [1, 1, 2, 1])
+        // a was ready at once and waited for the worker that lint held.
+        #expect((path[1].args["waited"] as? String)?.hasSuffix("s for a worker held by 'lint'") == true)
+        #expect(path.map { $0.args["waited"] == nil } == [true, false, true, true])
         #expect(path.allSatisfy { $0.args["critical"] as? Bool == true && $0.cname != nil })
 
         let jobs = trace.slices(on: "jobs 1")
@@ -114,7 +117,7 @@ import Testing
         // A job off the path is not highlighted.
         let offPath = try OutputTraceCheck(ChromeTrace(
             file: file, attempts: [Fixture.attempt("lint", from: 0, to: 5), Fixture.attempt("a", from: 5, to: 10)],
-            statuses: [:], criticalPath: ["a"]).json())
+            statuses: [:], criticalPath: CriticalPath.steps(of: [.init(id: "a", startedAt: .zero, endedAt: .seconds(1))])).json())
         for slice in offPath.slices(on: "jobs 1") {
             #expect((slice.args["critical"] as? Bool == true) == (slice.name == "a"), "\(slice.name)")
             #expect((slice.cname != nil) == (slice.name == "a"), "\(slice.name)")

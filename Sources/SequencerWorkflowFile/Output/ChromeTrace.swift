@@ -35,8 +35,8 @@ public struct ChromeTrace: Sendable {
     ///
     /// - Parameters:
     ///   - statuses: how each job ended, by name.
-    ///   - criticalPath: the jobs of the critical path, in order.
-    public init(file: WorkflowFile, attempts: [AttemptRecord], statuses: [String: String], criticalPath: [String]) {
+    ///   - criticalPath: the critical path (``CriticalPath/steps(of:)`` over the run's jobs).
+    public init(file: WorkflowFile, attempts: [AttemptRecord], statuses: [String: String], criticalPath: [CriticalPath.Step]) {
         let layout = TraceLayout(file: file, attempts: attempts, statuses: statuses, criticalPath: criticalPath, spans: [:])
         events = layout.events()
     }

@@ -13,9 +13,11 @@ struct TraceEvent: Encodable, Sendable {
         var status: String?
         var critical: Bool?
         var output: String?
+        /// On the critical path: what the job waited for after its needs had ended.
+        var waited: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, sortIndex = "sort_index", job, attempt, attempts, exit, command, status, critical, output
+            case name, sortIndex = "sort_index", job, attempt, attempts, exit, command, status, critical, output, waited
         }
     }
 
