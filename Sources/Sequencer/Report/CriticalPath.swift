@@ -131,18 +131,19 @@ struct Schedule {
         ran.sort { ($0.end, $0.start, $0.job) < ($1.end, $1.start, $1.job) }
         guard var job = ran.last?.job else { return [] }
 
-        var onPath: Set<Int> = []
+        var onPath = [Bool](repeating: false, count: count)
         var steps: [CriticalPath.Step] = []
-        while onPath.insert(job).inserted, let start = startedAt(job) {
+        while !onPath[job], let start = startedAt(job) {
+            onPath[job] = true
             var ready: Int64 = 0
             var before: Int?
-            for need in needs(job) where !onPath.contains(need) {
+            for need in needs(job) where !onPath[need] {
                 guard let needStart = startedAt(need), endedAt(need) <= start else { continue }
                 if let best = before, (endedAt(need), needStart, need) <= (endedAt(best), startedAt(best) ?? -1, best) { continue }
                 before = need
                 ready = endedAt(need)
             }
-            if let parent = parent(job), !onPath.contains(parent), let parentStart = startedAt(parent),
+            if let parent = parent(job), !onPath[parent], let parentStart = startedAt(parent),
                parentStart <= start, before == nil || parentStart > ready {
                 before = parent
                 ready = parentStart
@@ -169,7 +170,7 @@ struct Schedule {
     /// tie). Jobs that took no time hold no slot.
     /// - Complexity: O(log n) to find the last end, then the jobs that ended at that moment.
     private func freedSlot(
-        for job: Int, start: Int64, after ready: Int64, in ran: [(end: Int64, start: Int64, job: Int)], skipping: Set<Int>
+        for job: Int, start: Int64, after ready: Int64, in ran: [(end: Int64, start: Int64, job: Int)], skipping: [Bool]
     ) -> Int? {
         var low = 0, high = ran.count
         while low < high {
@@ -185,12 +186,12 @@ struct Schedule {
             if let found = best {
                 guard ran[position + 1].end == bestEnd else { break }
                 if lane(found) != lane(job), lane(job) != nil, lane(candidate) == lane(job),
-                   candidate != job, !skipping.contains(candidate), !tookNoTime(candidate) {
+                   candidate != job, !skipping[candidate], !tookNoTime(candidate) {
                     best = candidate
                 }
                 continue
             }
-            guard candidate != job, !skipping.contains(candidate), !tookNoTime(candidate) else { continue }
+            guard candidate != job, !skipping[candidate], !tookNoTime(candidate) else { continue }
             best = candidate
             bestEnd = ran[position + 1].end
         }
