@@ -24,6 +24,15 @@ extension ShellWorkflow {
             }
         }
     }
+
+    /// Deletes an attempt's output file when the process printed nothing: a run of silent jobs
+    /// leaves no empty files behind.
+    static func removeIfEmpty(_ outputPath: String) {
+        var status = stat()
+        if stat(outputPath, &status) == 0, status.st_size == 0, (status.st_mode & S_IFMT) == S_IFREG {
+            unlink(outputPath)
+        }
+    }
 }
 
 /// A declared output's directory could not be created, so the job's command did not run.

@@ -91,7 +91,8 @@ public struct ShellWorkflow: Sendable {
         self.workflow = workflow
     }
 
-    /// The file that holds (or will hold) the output of one attempt of a job.
+    /// The file that holds (or will hold) the output of one attempt of a job; an attempt that
+    /// printed nothing leaves no file.
     public func outputPath(of job: String, attempt: Int = 1) -> String {
         outputDirectory + "/" + Self.attemptFileName(outputNames[job] ?? job, attempt: attempt)
     }
@@ -107,7 +108,9 @@ public struct ShellWorkflow: Sendable {
         do {
             try Self.makeParentDirectories(of: outputs, in: command.directory)
             exit = try await runner.run(attemptCommand, outputPath: outputPath)
+            Self.removeIfEmpty(outputPath)
         } catch {
+            Self.removeIfEmpty(outputPath)
             let message = (error as? ProcessError)?.description ?? "\(error)"
             log.append(AttemptRecord(
                 job: job, attempt: context.attempt, startedAt: start, endedAt: context.elapsed, exit: nil,
