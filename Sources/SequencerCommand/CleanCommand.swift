@@ -38,9 +38,10 @@ struct CleanCommand: AsyncParsableCommand {
             guard lstat(path, &status) == 0 else { continue }  // missing: nothing to clean
             if status.st_mode & S_IFMT == S_IFDIR { directories.append(path) } else { files.append(path) }
         }
+        let isDirectory = Set(directories)
         for path in files + directories.sorted(by: { $0.count > $1.count }) {
             let shown = outputs.shown(path)
-            let isDirectory = directories.contains(path)
+            let isDirectory = isDirectory.contains(path)
             let entries = isDirectory ? (try? FileManager.default.contentsOfDirectory(atPath: path)) : []
             if entries?.allSatisfy({ removed.contains(path + "/" + $0) }) != true {
                 kept.append(shown)
@@ -68,8 +69,8 @@ struct CleanPlan {
     let paths: [String]
     private let directory: String
 
-    /// - Throws: exit status 2, after printing `FILE:LINE:COLUMN: error: …` (the job's place) for each output that must not
-    ///   be deleted.
+    /// - Throws: exit status 2, after printing `FILE:LINE:COLUMN: error: …` (at the job) for
+    ///   each output that must not be deleted.
     init(file: WorkflowFile) throws {
         let workflowPath = absolutePath(file.path)
         directory = (workflowPath as NSString).deletingLastPathComponent
