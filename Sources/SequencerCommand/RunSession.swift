@@ -126,12 +126,15 @@ struct RunSession {
         }
     }
 
-    /// Deletes the file's runs beyond the newest `--keep-runs`, with their output. A journal
-    /// another process is recording in is left for a later run to trim.
+    /// Deletes the file's runs beyond the newest `--keep-runs`, with their output. Nothing is
+    /// deleted when the run just recorded is not among the newest (an old run resumed), nor
+    /// while another process records in the journal: a later run trims it.
     private func deleteOldRuns() {
-        guard let journal = recorder?.journal, let keep = try? options.runsToKeep, keep > 0 else { return }
+        guard let recorder, let keep = try? options.runsToKeep, keep > 0 else { return }
+        let key = Self.key(of: file)
         do {
-            _ = try journal.deleteRunsAndOutput(keeping: keep, workflow: Self.key(of: file))
+            guard try recorder.journal.runs(workflow: key, limit: keep).contains(where: { $0.id == recorder.runID }) else { return }
+            _ = try recorder.journal.deleteRunsAndOutput(keeping: keep, workflow: key)
         } catch {
             log.debug("old runs not deleted", metadata: ["error": "\(error)"])
         }

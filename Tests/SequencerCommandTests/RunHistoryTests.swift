@@ -33,6 +33,18 @@ struct RunHistoryTests {
         #expect(try await cli.run(["runs", "--json"]).jsonArray().map { $0["id"] as? Int } == [2])
     }
 
+    @Test func resumingARunOlderThanTheKeptOnesDoesNotDeleteIt() async throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.write("sequencer.yml", "jobs:\n  wait: test -f go\n")
+        for _ in 1...2 { #expect(try await cli.run(["run", "--keep-runs", "0"]).status == 1) }
+        cli.release()
+        let resumed = try await cli.run(["resume", "1", "--keep-runs", "1"])
+        #expect(resumed.status == 0, "\(resumed.output)")
+        #expect(try await cli.run(["runs", "--json"]).jsonArray().map { $0["id"] as? Int } == [2, 1])
+        #expect(try await cli.run(["show", "1"]).stdout.contains("run #1 of"))
+    }
+
     @Test func aNegativeNumberOfRunsIsAUsageError() async throws {
         let cli = try CLI()
         defer { cli.remove() }
