@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Sequencer
 
 /// How jobs run: the options `run` and `resume` share.
@@ -40,9 +41,29 @@ struct ExecutionOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print every job as it finishes, with its output.")
     var verbose = false
 
+    @Option(help: ArgumentHelp(
+        "After the run, keep this many runs of the file in the journal, deleting older ones and their output; 0 keeps all (default: $SEQUENCER_KEEP_RUNS, or 100).",
+        valueName: "n"))
+    var keepRuns: Int?
+
+    /// How many runs of the file the journal keeps: `--keep-runs`, else `SEQUENCER_KEEP_RUNS`,
+    /// else 100; 0 keeps every run.
+    var runsToKeep: Int {
+        get throws {
+            if let keepRuns { return keepRuns }
+            guard let text = ProcessInfo.processInfo.environment["SEQUENCER_KEEP_RUNS"] else { return 100 }
+            guard let count = Int(text), count >= 0 else {
+                throw ValidationError("SEQUENCER_KEEP_RUNS must be a number of runs (0 keeps all), not '\(text)'")
+            }
+            return count
+        }
+    }
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         if let deadline { _ = try duration(deadline, option: "--deadline") }
         _ = try duration(gracePeriod, option: "--grace-period")
+        if let keepRuns, keepRuns < 0 { throw ValidationError("--keep-runs must be at least 0") }
+        _ = try runsToKeep
     }
 }

@@ -22,7 +22,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var file: FileArgument
 
-    @Argument(help: ArgumentHelp("Run only these jobs, and the jobs they need (default: every job).", valueName: "job"))
+    @Argument(help: ArgumentHelp(
+        "Run only these jobs (or the jobs whose outputs these are), and the jobs they need (default: every job).",
+        valueName: "job"))
     var only: [String] = []
 
     @OptionGroup var execution: ExecutionOptions

@@ -20,8 +20,12 @@ struct RunSession {
     static func key(of file: WorkflowFile) -> String { absolutePath(file.path) }
 
     func run() async throws {
-        defer { recorder?.close() }
+        defer {
+            recorder?.close()
+            deleteOldRuns()
+        }
         let outputDirectory = try makeOutputDirectory()
+        defer { rmdir(outputDirectory) }  // when every job printed nothing: it is empty
         let grace = try duration(options.gracePeriod, option: "--grace-period")
         let runner = ProcessRunner(terminationGrace: grace)
         let progressDescriptor = options.json ? STDERR_FILENO : STDOUT_FILENO
@@ -37,7 +41,8 @@ struct RunSession {
                     recorder?.recordAttempt(
                         job: attempt.job, attempt: attempt.attempt, startedAt: attempt.startedAt, endedAt: attempt.endedAt,
                         exit: attempt.exitSummary, exitCode: attempt.exitCode, signal: attempt.signal,
-                        output: attempt.outputPath)
+                        // A job that printed nothing has no output file.
+                        output: FileManager.default.fileExists(atPath: attempt.outputPath) ? attempt.outputPath : nil)
                 },
                 upToDate: try upToDate(console: console))
         } catch let error as WorkflowFileError {
@@ -118,6 +123,20 @@ struct RunSession {
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalid)
+        }
+    }
+
+    /// Deletes the file's runs beyond the newest `--keep-runs`, with their output. Nothing is
+    /// deleted when the run just recorded is not among the newest (an old run resumed), nor
+    /// while another process records in the journal: a later run trims it.
+    private func deleteOldRuns() {
+        guard let recorder, let keep = try? options.runsToKeep, keep > 0 else { return }
+        let key = Self.key(of: file)
+        do {
+            guard try recorder.journal.runs(workflow: key, limit: keep).contains(where: { $0.id == recorder.runID }) else { return }
+            _ = try recorder.journal.deleteRunsAndOutput(keeping: keep, workflow: key)
+        } catch {
+            log.debug("old runs not deleted", metadata: ["error": "\(error)"])
         }
     }
 

@@ -75,11 +75,12 @@ struct ShowCommand: AsyncParsableCommand {
     private func printOutput(
         of name: String, in run: JournalRun, jobs: [JournalJob], lastAttempt: [String: JournalAttempt]
     ) throws {
-        guard let attempt = lastAttempt[name], let path = attempt.output else {
+        guard let attempt = lastAttempt[name] else {
             let known = jobs.contains { $0.name == name }
             printError("error: run #\(run.id) " + (known ? "has no output of job '\(name)' (it never ran a command)" : "has no job '\(name)'"))
             throw ExitCode(ExitStatus.invalid)
         }
+        guard let path = attempt.output else { return }  // it printed nothing
         guard let handle = FileHandle(forReadingAtPath: path) else {
             printError("error: the output of '\(name)' in run #\(run.id) is gone: \(path) (sequencer gc deletes old runs' output)")
             throw ExitCode(ExitStatus.failed)

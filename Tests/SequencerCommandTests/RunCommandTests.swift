@@ -208,7 +208,7 @@ struct JobSelectionTests {
 
         let unknown = try await cli.run(["run", "build.yml", "rigth"])
         #expect(unknown.status == 2)
-        #expect(unknown.stderr.contains("no job named 'rigth' in build.yml; did you mean 'right'?"))
+        #expect(unknown.stderr.contains("no job or output named 'rigth' in build.yml; did you mean 'right'?"))
     }
 }
 

@@ -53,7 +53,8 @@ public struct ReportDocument: Codable, Sendable, Equatable {
         public var error: String?
         /// Its command line.
         public var command: String
-        /// The file holding its last attempt's output; nil if it never started.
+        /// The file holding its last attempt's output; nil if it never started. A job that
+        /// printed nothing has no such file.
         public var output: String?
 
         enum CodingKeys: String, CodingKey {

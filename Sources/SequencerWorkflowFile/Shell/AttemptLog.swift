@@ -14,7 +14,8 @@ public struct AttemptRecord: Sendable, Hashable {
     public var exit: ProcessExit?
     /// Why the process could not start, if it could not.
     public var startError: String?
-    /// The file holding the process's standard output and standard error.
+    /// The file holding the process's standard output and standard error; there is no such
+    /// file when the process printed nothing.
     public var outputPath: String
 
     public init(

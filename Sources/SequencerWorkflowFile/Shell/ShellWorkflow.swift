@@ -2,7 +2,8 @@ public import Sequencer
 import Foundation
 
 /// A workflow file made runnable: each job runs its command as a process, its output going
-/// to a file, and each attempt recorded in ``log``.
+/// to a file, and each attempt recorded in ``log``. The missing parent directories of a job's
+/// `outputs` are created before its command runs.
 ///
 /// ```swift
 /// let file = try WorkflowFile.load(path: "sequencer.yml")
@@ -56,7 +57,7 @@ public struct ShellWorkflow: Sendable {
             let command = ProcessCommand.shell(
                 job.run, environment: variables,
                 directory: job.workingDirectory.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 } ?? directory)
-            let name = job.name, log = log
+            let name = job.name, log = log, outputs = job.outputs
             let outputName = names[job.name] ?? job.name
             do {
                 try workflow.add(
@@ -68,7 +69,7 @@ public struct ShellWorkflow: Sendable {
                         return
                     }
                     try await Self.runAttempt(
-                        of: name, command: command, context: context, runner: runner, log: log,
+                        of: name, command: command, outputs: outputs, context: context, runner: runner, log: log,
                         outputPath: outputDirectory + "/" + Self.attemptFileName(outputName, attempt: context.attempt))
                     upToDate?.succeeded(job)
                 }
@@ -90,13 +91,14 @@ public struct ShellWorkflow: Sendable {
         self.workflow = workflow
     }
 
-    /// The file that holds (or will hold) the output of one attempt of a job.
+    /// The file that holds (or will hold) the output of one attempt of a job; an attempt that
+    /// printed nothing leaves no file.
     public func outputPath(of job: String, attempt: Int = 1) -> String {
         outputDirectory + "/" + Self.attemptFileName(outputNames[job] ?? job, attempt: attempt)
     }
 
     private static func runAttempt(
-        of job: String, command: ProcessCommand, context: JobContext, runner: ProcessRunner,
+        of job: String, command: ProcessCommand, outputs: [String], context: JobContext, runner: ProcessRunner,
         log: AttemptLog, outputPath: String
     ) async throws {
         var attemptCommand = command
@@ -104,8 +106,11 @@ public struct ShellWorkflow: Sendable {
         let start = context.elapsed
         let exit: ProcessExit
         do {
+            try Self.makeParentDirectories(of: outputs, in: command.directory)
             exit = try await runner.run(attemptCommand, outputPath: outputPath)
+            Self.removeIfEmpty(outputPath)
         } catch {
+            Self.removeIfEmpty(outputPath)
             let message = (error as? ProcessError)?.description ?? "\(error)"
             log.append(AttemptRecord(
                 job: job, attempt: context.attempt, startedAt: start, endedAt: context.elapsed, exit: nil,
