@@ -59,6 +59,9 @@ struct ExecutionOptions: ParsableArguments {
         }
     }
 
+    @Flag(help: "Do not print the output of jobs that succeed (it is still kept in their log files).")
+    var noSuccessOutput = false
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         if let deadline { _ = try duration(deadline, option: "--deadline") }

@@ -30,7 +30,8 @@ struct RunSession {
         let runner = ProcessRunner(terminationGrace: grace)
         let progressDescriptor = options.json ? STDERR_FILENO : STDOUT_FILENO
         let console = Console(descriptor: progressDescriptor, isLive: Console.isTerminal(progressDescriptor))
-        let progress = Progress(console: console, file: file, verbose: options.verbose)
+        let progress = Progress(
+            console: console, file: file, verbose: options.verbose, showsSuccessOutput: !options.noSuccessOutput)
         let recorder = self.recorder
         let shell: ShellWorkflow
         do {
@@ -87,7 +88,7 @@ struct RunSession {
         if let recorder {
             console.line("sequencer: \(recorder.isResuming ? "resuming" : "run") #\(recorder.runID) of \(file.path)")
         }
-        await progress.follow(events)
+        await progress.follow(events, shell: shell)
         let report = await run.report()
         interrupts.stop()
         log.debug("finished", metadata: ["status": "\(report.status)", "duration": "\(report.duration)"])

@@ -19,9 +19,59 @@ struct RunCommandTests {
         #expect(lines.contains { $0.hasPrefix("[1/2] done first (") })
         #expect(lines.contains { $0.hasPrefix("[2/2] done second (") })
         #expect(cli.read("second.txt") == "one\n")
-        // Output is kept, not printed.
-        #expect(!result.stdout.contains("made second"))
+        // Output is kept, and printed after the job's line.
+        #expect(lines.firstIndex { $0.hasPrefix("[2/2] done second (") }.map { lines[$0 + 1] } == "made second")
         #expect(cli.read(".sequencer/output/1/second.log") == "made second\n")
+    }
+
+    /// Like ninja: a job that succeeds with a warning has it shown after its line; a silent
+    /// job adds no line; `-v` shows it once; `--no-success-output` hides it.
+    @Test func aSucceedingJobsOutputIsPrintedAfterItsLine() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            jobs:
+              compile:
+                run: |
+                  echo "warning: 'unused_helper' defined but not used" >&2
+              notes:
+                needs: [compile]
+                run: |
+                  echo "note: one"; echo "note: two"
+              silent: { needs: [notes], run: touch silent.txt }
+            """)
+        let result = try await cli.run(["run", "--force"])
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        func after(_ job: String) -> ArraySlice<String> {
+            guard let index = lines.firstIndex(where: { $0.contains("] done \(job) (") }) else { return [] }
+            return lines[(index + 1)...].prefix(2)
+        }
+        #expect(after("compile").first == "warning: 'unused_helper' defined but not used", "\(result.stdout)")
+        #expect(Array(after("notes")) == ["note: one", "note: two"], "\(result.stdout)")
+        #expect(after("silent").first?.hasPrefix("sequencer: succeeded") == true, "\(result.stdout)")
+
+        let verbose = try await cli.run(["run", "--force", "-v"])
+        #expect(verbose.stdout.components(separatedBy: "defined but not used").count == 2, "\(verbose.stdout)")
+
+        let quiet = try await cli.run(["run", "--force", "--no-success-output"])
+        #expect(quiet.status == 0, "\(quiet.output)")
+        #expect(quiet.stdout.contains("] done compile ("))
+        #expect(!quiet.output.contains("defined but not used"), "\(quiet.output)")
+        #expect(!quiet.output.contains("note: one"))
+    }
+
+    @Test func aFailedJobPrintsItsCommandWithItsVariablesExpanded() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            env: { CFLAGS: -O2 }
+            jobs:
+              compile:
+                run: $CC $CFLAGS -c '$x.c' -o $SEQUENCER_JOB.o
+                env: { CC: "false" }
+            """)
+        let result = try await cli.run(["run"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.stdout.contains("\n$ false -O2 -c '$x.c' -o compile.o\n"), "\(result.stdout)")
     }
 
     @Test func aFailedJobPrintsItsCommandExitCodeAndOutputAndSkipsItsDependents() async throws {
@@ -167,6 +217,31 @@ struct LiveProgressTests {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
         let cli = try CLI()
         try cli.write("sequencer.yml", "jobs:\n  a: sleep 0.3\n  b: { needs: [a], run: sleep 0.3 }\n")
+        let result = try await runOnTerminal(cli)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("\r\u{1B}[K[0/2]"), "\(result.stdout.debugDescription)")
+        #expect(result.stdout.contains("running: a"))
+        #expect(!result.stdout.contains("done a"))
+        #expect(result.stdout.contains("succeeded: 2 jobs"))
+    }
+
+    /// A successful job that printed something gets its line and its output, above the status
+    /// line; a silent one still gets nothing.
+    @Test func aTerminalShowsASuccessfulJobsOutput() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let cli = try CLI()
+        try cli.write("sequencer.yml", "jobs:\n  loud: echo warning, careful\n  quiet: { needs: [loud], run: sleep 0.2 }\n")
+        let result = try await runOnTerminal(cli)
+        #expect(result.status == 0, "\(result.output)")
+        // `script` writes the terminal's output, where each newline is CR LF.
+        let printed = result.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(printed.contains("\r\u{1B}[K[1/2] done loud (") && printed.contains(")\nwarning, careful\n"),
+                "\(printed.debugDescription)")
+        #expect(!printed.contains("done quiet"))
+    }
+
+    /// Runs `sequencer run` in the directory on a pseudo-terminal.
+    private func runOnTerminal(_ cli: CLI) async throws -> CLI.Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qec", "'\(CLI.binary.path)' run", "/dev/null"]
@@ -180,12 +255,7 @@ struct LiveProgressTests {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let result = try await cli.finish(process, stdout, stderr)
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdout.contains("\r\u{1B}[K[0/2]"), "\(result.stdout.debugDescription)")
-        #expect(result.stdout.contains("running: a"))
-        #expect(!result.stdout.contains("done a"))
-        #expect(result.stdout.contains("succeeded: 2 jobs"))
+        return try await cli.finish(process, stdout, stderr)
     }
 }
 

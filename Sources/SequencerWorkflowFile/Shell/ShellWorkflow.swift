@@ -22,6 +22,8 @@ public struct ShellWorkflow: Sendable {
     public let outputDirectory: String
     /// The file names of the jobs' output, by job name.
     private let outputNames: [String: String]
+    /// Each job's environment (without `SEQUENCER_ATTEMPT`), by job name.
+    private let environments: [String: [String: String]]
 
     /// - Parameters:
     ///   - file: a checked workflow file.
@@ -48,12 +50,14 @@ public struct ShellWorkflow: Sendable {
 
         let base = (environment ?? ProcessInfo.processInfo.environment).merging(file.environment) { $1 }
         let directory = URL(fileURLWithPath: file.directory).standardizedFileURL.path
+        var environments: [String: [String: String]] = [:]
         var workflow = Workflow()
         workflow.reserveCapacity(file.jobs.count)
         for lane in file.lanes { workflow.lane(lane.name, width: lane.width, ordered: lane.ordered) }
         for job in Self.needsFirst(file.jobs) {
             var variables = base.merging(job.environment) { $1 }
             variables["SEQUENCER_JOB"] = job.name
+            environments[job.name] = variables
             let command = ProcessCommand.shell(
                 job.run, environment: variables,
                 directory: job.workingDirectory.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 } ?? directory)
@@ -89,6 +93,21 @@ public struct ShellWorkflow: Sendable {
             ])
         }
         self.workflow = workflow
+        self.environments = environments
+    }
+
+    /// A job's command as its process ran it, with `$NAME` and `${NAME}` replaced by their
+    /// values in the job's environment, so it can be pasted to reproduce a failure:
+    /// `$CC -c a.c` with `env: { CC: cc }` gives `cc -c a.c`. Quoting, `$(...)` and the
+    /// variables the command sets itself stay as written.
+    /// - Parameters:
+    ///   - job: the job's name.
+    ///   - attempt: the attempt, for `SEQUENCER_ATTEMPT`.
+    /// - Returns: the command, or nil if there is no such job.
+    public func command(of job: String, attempt: Int = 1) -> String? {
+        guard let script = file.job(named: job)?.run, var variables = environments[job] else { return nil }
+        variables["SEQUENCER_ATTEMPT"] = String(attempt)
+        return DisplayCommand.text(of: script, environment: variables)
     }
 
     /// The file that holds (or will hold) the output of one attempt of a job; an attempt that
