@@ -44,18 +44,23 @@ def random_dag(count, seed=42):
     return needs
 
 
-def write_files(directory, needs):
+def write_files(directory, needs, glob=None, headers=()):
+    """The graph for each tool; with `glob`, every sequencer job reads it, and every ninja edge
+    has `headers` as implicit inputs."""
     with open(os.path.join(directory, "sequencer.yml"), "w") as f:
         f.write("version: 1\njobs:\n")
         for job, mine in enumerate(needs):
             f.write(f"  j{job}:\n    run: touch out/{job}\n    outputs: [out/{job}]\n")
+            if glob:
+                f.write(f"    inputs: [\"{glob}\"]\n")
             if mine:
                 f.write("    needs: [" + ", ".join(f"j{n}" for n in mine) + "]\n")
     with open(os.path.join(directory, "build.ninja"), "w") as f:
         f.write("rule touch\n  command = touch $out\n\n")
+        implicit = (" | " + " ".join(headers)) if headers else ""
         for job, mine in enumerate(needs):
             order_only = (" || " + " ".join(f"out/{n}" for n in mine)) if mine else ""
-            f.write(f"build out/{job}: touch{order_only}\n")
+            f.write(f"build out/{job}: touch{implicit}{order_only}\n")
     with open(os.path.join(directory, "Makefile"), "w") as f:
         f.write("all: " + " ".join(f"out/{job}" for job in range(len(needs))) + "\n\n")
         for job, mine in enumerate(needs):
@@ -77,18 +82,7 @@ def write_glob_files(directory, needs):
                 with open(os.path.join(sub, f"f{h}.{extension}"), "w") as f:
                     f.write(f"/* {d} {h} */\n")
             headers.append(os.path.relpath(os.path.join(sub, f"f{h}.h"), directory))
-    with open(os.path.join(directory, "sequencer.yml"), "w") as f:
-        f.write("version: 1\njobs:\n")
-        for job, mine in enumerate(needs):
-            f.write(f"  j{job}:\n    run: touch out/{job}\n    inputs: [\"src/**/*.h\"]\n    outputs: [out/{job}]\n")
-            if mine:
-                f.write("    needs: [" + ", ".join(f"j{n}" for n in mine) + "]\n")
-    with open(os.path.join(directory, "build.ninja"), "w") as f:
-        f.write("rule touch\n  command = touch $out\n\n")
-        implicit = " | " + " ".join(sorted(headers))
-        for job, mine in enumerate(needs):
-            order_only = (" || " + " ".join(f"out/{n}" for n in mine)) if mine else ""
-            f.write(f"build out/{job}: touch{implicit}{order_only}\n")
+    write_files(directory, needs, glob="src/**/*.h", headers=sorted(headers))
 
 
 def glob_noop(binary, needs, parallel, rounds, have_ninja):
