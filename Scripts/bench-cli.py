@@ -5,10 +5,15 @@ and `sequencer check` on it.
 
     python3 Scripts/bench-cli.py                 # 10,000 jobs, -j2, best of 3
     python3 Scripts/bench-cli.py --jobs 1000 --rounds 1 --json
+    python3 Scripts/bench-cli.py --jobs 47 --glob-only   # the no-op run with glob inputs only
 
 The graph is the one of ../shared/DESIGN.md ("Performance"): job i needs up to three random
 earlier jobs, drawn with a 64-bit LCG from seed 42. Each job is `touch out/N`. Every tool starts
 from an empty out/ directory, so every job runs. Installs ninja-build with apt when missing.
+
+The glob variant is the same graph with `inputs: ["src/**/*.h"]` on every job, over a generated
+tree of headers (and sources the glob does not match); ninja gets every header as an implicit
+input of every edge. Only its no-op run is timed: the cost of checking inputs.
 """
 import argparse
 import json
@@ -39,22 +44,60 @@ def random_dag(count, seed=42):
     return needs
 
 
-def write_files(directory, needs):
+def write_files(directory, needs, glob=None, headers=()):
+    """The graph for each tool; with `glob`, every sequencer job reads it, and every ninja edge
+    has `headers` as implicit inputs."""
     with open(os.path.join(directory, "sequencer.yml"), "w") as f:
         f.write("version: 1\njobs:\n")
         for job, mine in enumerate(needs):
             f.write(f"  j{job}:\n    run: touch out/{job}\n    outputs: [out/{job}]\n")
+            if glob:
+                f.write(f"    inputs: [\"{glob}\"]\n")
             if mine:
                 f.write("    needs: [" + ", ".join(f"j{n}" for n in mine) + "]\n")
     with open(os.path.join(directory, "build.ninja"), "w") as f:
         f.write("rule touch\n  command = touch $out\n\n")
+        implicit = (" | " + " ".join(headers)) if headers else ""
         for job, mine in enumerate(needs):
             order_only = (" || " + " ".join(f"out/{n}" for n in mine)) if mine else ""
-            f.write(f"build out/{job}: touch{order_only}\n")
+            f.write(f"build out/{job}: touch{implicit}{order_only}\n")
     with open(os.path.join(directory, "Makefile"), "w") as f:
         f.write("all: " + " ".join(f"out/{job}" for job in range(len(needs))) + "\n\n")
         for job, mine in enumerate(needs):
             f.write(f"out/{job}: " + " ".join(f"out/{n}" for n in mine) + f"\n\ttouch out/{job}\n")
+
+
+HEADER_DIRECTORIES = 8
+HEADERS_PER_DIRECTORY = 12
+
+
+def write_glob_files(directory, needs):
+    """The glob variant: a header tree, and every job reading `src/**/*.h`."""
+    headers = []
+    for d in range(HEADER_DIRECTORIES):
+        sub = os.path.join(directory, "src", f"part{d}", "detail" if d % 2 else "")
+        os.makedirs(sub, exist_ok=True)
+        for h in range(HEADERS_PER_DIRECTORY):
+            for extension in ("h", "c"):
+                with open(os.path.join(sub, f"f{h}.{extension}"), "w") as f:
+                    f.write(f"/* {d} {h} */\n")
+            headers.append(os.path.relpath(os.path.join(sub, f"f{h}.h"), directory))
+    write_files(directory, needs, glob="src/**/*.h", headers=sorted(headers))
+
+
+def glob_noop(binary, needs, parallel, rounds, have_ninja):
+    """The no-op run of the glob variant, for sequencer and ninja: the best of `rounds`."""
+    directory = tempfile.mkdtemp(prefix="sequencer-bench-glob-")
+    write_glob_files(directory, needs)
+    tools = {"sequencer": [binary, "run", "--jobs", str(parallel), "sequencer.yml"]}
+    if have_ninja:
+        tools["ninja"] = ["ninja", "-j", str(parallel)]
+    noop = {}
+    for name, command in tools.items():
+        timed(command, directory)
+        noop[name] = min(timed(command, directory, clean=False)[0] for _ in range(max(3, rounds)))
+    shutil.rmtree(directory, ignore_errors=True)
+    return noop
 
 
 def timed(command, directory, clean=True):
@@ -112,6 +155,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="runs of each tool; the best counts")
     parser.add_argument("--sequencer", default=None, help="the sequencer binary (default: build it, release)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--glob-only", action="store_true", help="only the no-op run of the glob variant")
     args = parser.parse_args()
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -122,9 +166,19 @@ def main():
         binary = os.path.join(root, ".build", "release", "sequencer")
     binary = os.path.abspath(binary)
     have_ninja = ensure_ninja()
+    needs = random_dag(args.jobs)
+    glob = glob_noop(binary, needs, args.parallel, args.rounds, have_ninja)
+    glob_figures = {name: round(value, 4) for name, value in glob.items()}
+    if args.glob_only:
+        if args.json:
+            print(json.dumps({"jobs": args.jobs, "parallel": args.parallel, "globNoopSeconds": glob_figures}, indent=2))
+        else:
+            print(f"{args.jobs} jobs, each with inputs [src/**/*.h] ({HEADER_DIRECTORIES * HEADERS_PER_DIRECTORY} headers), "
+                  f"-j{args.parallel}, no-op run, best of {max(3, args.rounds)}: "
+                  + ", ".join(f"{name} {value:.3f} s" for name, value in glob.items()))
+        return
 
     directory = tempfile.mkdtemp(prefix="sequencer-bench-")
-    needs = random_dag(args.jobs)
     write_files(directory, needs)
     j = str(args.parallel)
     tools = {
@@ -164,6 +218,7 @@ def main():
         "makeOwnCpuMicrosecondsPerJob": None if make_own is None else round(make_own / args.jobs * 1e6, 1),
     }
     figures["noopSeconds"] = {name: round(value, 4) for name, value in noop.items()}
+    figures["globNoopSeconds"] = glob_figures
     figures["sequencerVsMake"] = round(best["sequencer"][0] / best["make"][0], 3)
     figures["journalCost"] = round(best["sequencer"][0] / best["sequencer --no-journal"][0], 3)
     if "ninja" in noop:
@@ -183,6 +238,7 @@ def main():
     print(f"  journal cost:      {figures['journalCost']:.3f}x  (sequencer / sequencer --no-journal; target <= 1.05)")
     print(f"  sequencer check:   {check:.3f} s   (target <= 0.5)")
     print("  no-op run (everything up to date): " + ", ".join(f"{name} {value:.3f} s" for name, value in noop.items()))
+    print("  no-op run, every job with inputs [src/**/*.h]: " + ", ".join(f"{name} {value:.3f} s" for name, value in glob.items()))
     if "noopSequencerVsNinja" in figures:
         print(f"  no-op sequencer / ninja: {figures['noopSequencerVsNinja']:.2f}x   (target <= 3)")
     if own is not None:

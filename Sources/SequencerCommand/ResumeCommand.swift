@@ -32,10 +32,12 @@ struct ResumeCommand: AsyncParsableCommand {
             return
         }
         let info = RunInfo(json: found.info) ?? RunInfo(only: [], keepGoing: false)
-        let file = try selectOrExit(try CompiledWorkflow.load(found.workflow), only: info.only)
+        let loaded = try expandOrExit(try CompiledWorkflow.load(found.workflow))
+        let file = try selectOrExit(loaded, only: info.only)
         var options = execution
         options.keepGoing = options.keepGoing || info.keepGoing
         var session = RunSession(file: file, options: options)
+        try session.checkInputs(in: loaded)
         session.recorder = try await journal.recorder(waiting: !execution.noWait) { try journal.resumeRun(found.id) }
         try await session.run()
     }

@@ -32,9 +32,10 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let loaded = execution.noJournal ? try loadOrExit(file.file) : try CompiledWorkflow.load(file.file)
+        let loaded = try expandOrExit(execution.noJournal ? try loadOrExit(file.file) : try CompiledWorkflow.load(file.file))
         let workflowFile = try selectOrExit(loaded, only: only)
         var session = RunSession(file: workflowFile, options: execution)
+        try session.checkInputs(in: loaded)
         if !execution.noJournal, let journal = try self.journal.openForRun(beside: workflowFile.directory) {
             let info = RunInfo(only: only, keepGoing: execution.keepGoing)
             session.recorder = try await journal.recorder(waiting: !execution.noWait) {

@@ -10,6 +10,8 @@ struct RunSession {
     let options: ExecutionOptions
     /// Records the run (in its journal); nil with `--no-journal`.
     var recorder: JournalRecorder?
+    /// The run's glob expansions, shared by the input check and the up-to-date checks.
+    let expansions = PatternExpansions()
 
     init(file: WorkflowFile, options: ExecutionOptions) {
         self.file = file
@@ -91,7 +93,9 @@ struct RunSession {
         await progress.follow(events, shell: shell)
         let report = await run.report()
         interrupts.stop()
-        log.debug("finished", metadata: ["status": "\(report.status)", "duration": "\(report.duration)"])
+        log.debug("finished", metadata: [
+            "status": "\(report.status)", "duration": "\(report.duration)", "globWalks": "\(expansions.walks)",
+        ])
         if let error = recorder?.writeError {
             printError("warning: the run could not be recorded in full: \(error)")
         }
@@ -120,7 +124,9 @@ struct RunSession {
             if options.explain {
                 explain = { job, reason in console.line("explain: \(job) runs: \(reason)") }
             }
-            return UpToDate(file: file, stored: stored, hasher: hasher, recorder: recorder, force: options.force, explain: explain)
+            return UpToDate(
+                file: file, stored: stored, hasher: hasher, expansions: expansions, recorder: recorder,
+                force: options.force, explain: explain)
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalid)

@@ -11,10 +11,14 @@ import SequencerWorkflowFile
 /// input file (patterns expanded when the job starts, after its needs ran), and the
 /// fingerprints of the jobs it needs. It is computed as the job is about to start, and
 /// recorded when it succeeds.
+///
+/// Each distinct glob is walked once while no job has run: a job that ran may have written
+/// files a glob matches, so its success makes later fingerprints walk again.
 final class UpToDate: UpToDateCheck {
     private let file: WorkflowFile
     private let stored: [String: JournalFingerprint]
     private let hasher: FileHasher
+    private let expansions: PatternExpansions
     private let recorder: JournalRecorder
     private let force: Bool
     /// Called with a job's name and why it runs, for `--explain`.
@@ -27,12 +31,13 @@ final class UpToDate: UpToDateCheck {
     private let noDirectoryDigest = FileHasher.quickDigest(of: "")
 
     init(
-        file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, recorder: JournalRecorder,
-        force: Bool, explain: (@Sendable (String, String) -> Void)?
+        file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions,
+        recorder: JournalRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?
     ) {
         self.file = file
         self.stored = stored
         self.hasher = hasher
+        self.expansions = expansions
         self.recorder = recorder
         self.force = force
         self.explain = explain
@@ -63,10 +68,10 @@ final class UpToDate: UpToDateCheck {
             explain?(job.name, Self.changes(from: last.parts, to: parts))
             return false
         }
-        let directory = self.directory(of: job)
+        let directory = file.directory(of: job)
         let outputs = last.outputs
         for output in job.outputs {
-            let stamp = FileHasher.describeStamp(of: Self.absolute(output, in: directory))
+            let stamp = FileHasher.describeStamp(of: resolve(output, in: directory))
             guard stamp != "none" else {
                 explain?(job.name, "output \(output) is missing")
                 return false
@@ -82,11 +87,12 @@ final class UpToDate: UpToDateCheck {
     }
 
     func succeeded(_ job: WorkflowFile.Job) {
+        expansions.filesChanged()
         guard let (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
         // The outputs as this success left them: kept with the fingerprint, not part of it.
         var outputs: [String: String] = [:]
-        let directory = self.directory(of: job)
-        for output in job.outputs { outputs[output] = FileHasher.describeStamp(of: Self.absolute(output, in: directory)) }
+        let directory = file.directory(of: job)
+        for output in job.outputs { outputs[output] = FileHasher.describeStamp(of: resolve(output, in: directory)) }
         if let last = stored[job.name], last.fingerprint == fingerprint, last.outputs == outputs { return }
         recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts, outputs: outputs)
     }
@@ -99,12 +105,12 @@ final class UpToDate: UpToDateCheck {
         parts["env"] = job.environment.isEmpty ? baseEnvironmentDigest : Self.digest(environment: base.merging(job.environment) { $1 })
         parts["cwd"] = job.workingDirectory.map { FileHasher.quickDigest(of: $0) } ?? noDirectoryDigest
         parts["outputs"] = FileHasher.quickDigest(of: job.outputs.joined(separator: "\0"))
-        let directory = self.directory(of: job)
+        let directory = file.directory(of: job)
         for pattern in job.inputs {
-            let paths = FilePattern.expand(pattern, in: directory)
+            let paths = expansions.expand(pattern, in: directory)
             if paths.isEmpty, FilePattern.isGlob(pattern) { parts["input:" + pattern] = "no files" }
             for path in paths {
-                parts["input:" + path] = hasher.hash(Self.absolute(path, in: directory)) ?? "missing"
+                parts["input:" + path] = hasher.hash(resolve(path, in: directory)) ?? "missing"
             }
         }
         for need in job.needs {
@@ -140,14 +146,5 @@ final class UpToDate: UpToDateCheck {
     private static func split(_ key: String) -> (String, String) {
         guard let colon = key.firstIndex(of: ":") else { return (key, "") }
         return (String(key[..<colon]), String(key[key.index(after: colon)...]))
-    }
-
-    private func directory(of job: WorkflowFile.Job) -> String {
-        guard let cwd = job.workingDirectory else { return file.directory }
-        return Self.absolute(cwd, in: file.directory)
-    }
-
-    private static func absolute(_ path: String, in directory: String) -> String {
-        path.hasPrefix("/") ? path : directory + "/" + path
     }
 }

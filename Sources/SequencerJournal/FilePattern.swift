@@ -32,6 +32,14 @@ public enum FilePattern {
         return matches.sorted()
     }
 
+    /// The paths of `paths` that `pattern` matches (paths in the pattern's form: relative to the
+    /// same directory, or absolute), in their order; a plain path matches itself.
+    public static func matching(_ pattern: String, among paths: [String]) -> [String] {
+        guard isGlob(pattern) else { return paths.filter { $0 == pattern } }
+        guard let regex = try? NSRegularExpression(pattern: "^" + regularExpression(pattern) + "$") else { return [] }
+        return paths.filter { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
+    }
+
     /// The pattern as a regular expression over paths.
     static func regularExpression(_ pattern: String) -> String {
         var result = ""

@@ -4,6 +4,8 @@ import SequencerTestSupport
 import Testing
 @testable import SequencerWorkflowFile
 
+private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
+
 /// The compiled form of a workflow file (what `sequencer run` keeps to skip parsing an
 /// unchanged file) decodes to the same file, and refuses anything damaged without crashing.
 @Suite struct CompiledFormTests {
@@ -15,7 +17,8 @@ import Testing
             let same = x.name == y.name && x.location == y.location && x.run == y.run && x.needs == y.needs
                 && x.lane == y.lane && x.laneLocation == y.laneLocation && x.priority == y.priority
                 && x.timeout == y.timeout && x.retry == y.retry && x.environment == y.environment
-                && x.workingDirectory == y.workingDirectory && x.inputs == y.inputs && x.outputs == y.outputs
+                && x.workingDirectory == y.workingDirectory && x.workingDirectoryLocation == y.workingDirectoryLocation
+                && x.inputEntries == y.inputEntries && x.outputEntries == y.outputEntries
             if !same { return "job \(x.name)" }
         }
         return nil
@@ -26,6 +29,27 @@ import Testing
         let file = try WorkflowFile.load(path: Fixtures.path("valid", name))
         let decoded = try #require(WorkflowFile(compiled: file.compiled(), path: file.path))
         #expect(Self.difference(file, decoded) == nil, "\(name): \(Self.difference(file, decoded) ?? "")")
+    }
+
+    @Test func pathsKeepTheirLocationsThroughTheRoundTrip() throws {
+        let file = try WorkflowFile.parse("""
+            jobs:
+              a:
+                run: true
+                cwd: sub
+                inputs: [in.txt, "src/*.h"]
+                outputs:
+                  - out/$NAME.o
+            """, path: "/w/build.yml")
+        let decoded = try #require(WorkflowFile(compiled: file.compiled(), path: file.path))
+        let job = try #require(decoded.jobs.first)
+        #expect(job.workingDirectoryLocation == SourceLocation(line: 4, column: 10))
+        #expect(job.inputEntries == [
+            WorkflowFile.PathEntry(path: "in.txt", location: SourceLocation(line: 5, column: 14)),
+            WorkflowFile.PathEntry(path: "src/*.h", location: SourceLocation(line: 5, column: 22)),
+        ])
+        // Kept as written: variables are expanded when the file is loaded for a run.
+        #expect(job.outputEntries == [WorkflowFile.PathEntry(path: "out/$NAME.o", location: SourceLocation(line: 7, column: 9))])
     }
 
     @Test func theDirectoryComesFromWhereTheFileIsNow() throws {

@@ -10,6 +10,8 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable {
         /// The file cannot be run.
         case error
+        /// Probably a mistake, but the file can run (for example, a glob input that matches no file).
+        case warning
         /// More about the error before it (for example, each edge of a cycle).
         case note
     }
@@ -34,7 +36,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         self.notes = notes
     }
 
-    /// `FILE:LINE:COLUMN: error: MESSAGE`, then one line per note.
+    /// `FILE:LINE:COLUMN: SEVERITY: MESSAGE`, then one line per note.
     public var description: String {
         let line = "\(file):\(location.line):\(location.column): \(severity.rawValue): \(message)"
         return ([line] + notes.map(\.description)).joined(separator: "\n")

@@ -9,7 +9,7 @@ import Sequencer
 /// and directory are not in it: they come from where the file is now.
 extension WorkflowFile {
     /// Changes whenever the form does, so an older form is never misread.
-    static let compiledFormat: UInt32 = 1
+    static let compiledFormat: UInt32 = 2
     static let compiledMagic: UInt32 = 0x5351_4746  // "SQGF"
 
     /// The file in the compiled form.
@@ -37,8 +37,7 @@ extension WorkflowFile {
                 writer.location(need.location)
             }
             writer.optionalString(job.lane)
-            writer.bool(job.laneLocation != nil)
-            if let location = job.laneLocation { writer.location(location) }
+            writer.optionalLocation(job.laneLocation)
             writer.u8(job.priority.rawValue)
             writer.bool(job.timeout != nil)
             if let timeout = job.timeout { writer.duration(timeout) }
@@ -49,8 +48,9 @@ extension WorkflowFile {
             writer.double(job.retry.jitter)
             writer.variables(job.environment)
             writer.optionalString(job.workingDirectory)
-            writer.strings(job.inputs)
-            writer.strings(job.outputs)
+            writer.optionalLocation(job.workingDirectoryLocation)
+            writer.paths(job.inputEntries)
+            writer.paths(job.outputEntries)
         }
         return writer.bytes
     }
@@ -93,12 +93,7 @@ extension WorkflowFile {
             guard let need = reader.string(), let at = reader.location() else { return nil }
             needs.append(Need(name: need, location: at))
         }
-        guard let lane = reader.optionalString(), let hasLaneLocation = reader.bool() else { return nil }
-        var laneLocation: SourceLocation?
-        if hasLaneLocation {
-            guard let location = reader.location() else { return nil }
-            laneLocation = location
-        }
+        guard let lane = reader.optionalString(), let laneLocation = reader.optionalLocation() else { return nil }
         guard let priorityValue = reader.u8(), let priority = Priority(rawValue: priorityValue),
               let hasTimeout = reader.bool() else { return nil }
         var timeout: Duration?
@@ -109,13 +104,15 @@ extension WorkflowFile {
         guard let attempts = reader.int(), let initial = reader.duration(), let multiplier = reader.double(),
               let maximum = reader.duration(), let jitter = reader.double(),
               let environment = reader.variables(), let workingDirectory = reader.optionalString(),
-              let inputs = reader.strings(), let outputs = reader.strings() else { return nil }
+              let workingDirectoryLocation = reader.optionalLocation(),
+              let inputs = reader.paths(), let outputs = reader.paths() else { return nil }
         let retry: RetryPolicy = attempts == 1 && initial == .zero
             ? .none : .exponential(attempts: attempts, initial: initial, multiplier: multiplier, max: maximum, jitter: jitter)
         return Job(
             name: name, location: location, run: run, needs: needs, lane: lane, laneLocation: laneLocation,
             priority: priority, timeout: timeout, retry: retry, environment: environment,
-            workingDirectory: workingDirectory, inputs: inputs, outputs: outputs)
+            workingDirectory: workingDirectory, workingDirectoryLocation: workingDirectoryLocation,
+            inputEntries: inputs, outputEntries: outputs)
     }
 }
 
@@ -148,9 +145,16 @@ private struct ByteWriter {
         bool(value != nil)
         if let value { string(value) }
     }
-    mutating func strings(_ values: [String]) {
+    mutating func optionalLocation(_ value: SourceLocation?) {
+        bool(value != nil)
+        if let value { location(value) }
+    }
+    mutating func paths(_ values: [WorkflowFile.PathEntry]) {
         int(values.count)
-        for value in values { string(value) }
+        for value in values {
+            string(value.path)
+            location(value.location)
+        }
     }
     mutating func variables(_ values: [String: String]) {
         int(values.count)
@@ -210,12 +214,19 @@ private struct ByteReader {
         guard let value = string() else { return nil }
         return .some(value)
     }
-    mutating func strings() -> [String]? {
+    /// An optional location: nil when damaged, `.some(nil)` when absent.
+    mutating func optionalLocation() -> SourceLocation?? {
+        guard let present = bool() else { return nil }
+        guard present else { return .some(nil) }
+        guard let value = location() else { return nil }
+        return .some(value)
+    }
+    mutating func paths() -> [WorkflowFile.PathEntry]? {
         guard let count = count() else { return nil }
-        var values: [String] = []
+        var values: [WorkflowFile.PathEntry] = []
         for _ in 0..<count {
-            guard let value = string() else { return nil }
-            values.append(value)
+            guard let path = string(), let location = location() else { return nil }
+            values.append(WorkflowFile.PathEntry(path: path, location: location))
         }
         return values
     }

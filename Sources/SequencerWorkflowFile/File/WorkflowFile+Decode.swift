@@ -82,7 +82,8 @@ extension WorkflowFile {
         }
         var job = Job(
             name: entry.key, location: entry.keyLocation, run: "", needs: [], lane: nil, priority: .utility,
-            timeout: nil, retry: .none, environment: [:], workingDirectory: nil, inputs: [], outputs: [])
+            timeout: nil, retry: .none, environment: [:], workingDirectory: nil,
+            workingDirectoryLocation: nil, inputEntries: [], outputEntries: [])
         if reader.isNull(entry.value) {
             reader.error("\(what) has no command; write '\(entry.key): COMMAND' or give it a 'run' key",
                          at: entry.keyLocation)
@@ -128,9 +129,11 @@ extension WorkflowFile {
                 job.timeout = timeout
             case "retry": job.retry = decodeRetry(option, what: what, reader: &reader) ?? .none
             case "env": job.environment = reader.variables(value, key) ?? [:]
-            case "cwd": job.workingDirectory = reader.string(value, key)
-            case "inputs": job.inputs = (reader.strings(value, key) ?? []).map(\.0)
-            default: job.outputs = (reader.strings(value, key) ?? []).map(\.0)
+            case "cwd":
+                job.workingDirectory = reader.string(value, key)
+                job.workingDirectoryLocation = reader.location(of: value)
+            case "inputs": job.inputEntries = (reader.strings(value, key) ?? []).map { PathEntry(path: $0.0, location: $0.1) }
+            default: job.outputEntries = (reader.strings(value, key) ?? []).map { PathEntry(path: $0.0, location: $0.1) }
             }
         }
         if !hasRun && !options.contains(where: { $0.key == "run" }) {

@@ -1,11 +1,18 @@
 import Foundation
 
 extension WorkflowFile {
+    /// The directory a job's relative paths start from, as the file gives it: its `cwd` under
+    /// the file's directory, or the file's directory. Not made absolute (see
+    /// ``workingDirectory(of:)``).
+    public func directory(of job: Job) -> String {
+        guard let cwd = job.workingDirectory else { return directory }
+        return cwd.hasPrefix("/") ? cwd : directory + "/" + cwd
+    }
+
     /// The directory a job runs in, absolute and without `.` or `..`: its `cwd` taken from the
     /// file's directory, or the file's directory.
     public func workingDirectory(of job: Job) -> String {
-        let fileDirectory = Self.normalized(directory, in: FileManager.default.currentDirectoryPath)
-        return job.workingDirectory.map { Self.normalized($0, in: fileDirectory) } ?? fileDirectory
+        Self.normalized(directory(of: job), in: FileManager.default.currentDirectoryPath)
     }
 
     /// A job's `outputs` as absolute paths without `.` or `..`, taken from its directory.
@@ -18,8 +25,18 @@ extension WorkflowFile {
         return job.outputs.map { Self.normalized($0, in: directory) }
     }
 
-    /// `path` made absolute against `directory`, without `.`, `..` or doubled slashes.
-    static func normalized(_ path: String, in directory: String) -> String {
-        URL(fileURLWithPath: path.hasPrefix("/") ? path : directory + "/" + path).standardizedFileURL.path
+    /// `path` made absolute against `directory` (unless it is absolute), without `.`, `..` or
+    /// doubled slashes, by its text alone: symbolic links stay as they are, so two spellings of
+    /// a path compare equal without asking the file system.
+    public static func normalized(_ path: String, in directory: String) -> String {
+        var parts: [Substring] = []
+        for part in (path.hasPrefix("/") ? path : directory + "/" + path).split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 }

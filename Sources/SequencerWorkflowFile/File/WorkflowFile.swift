@@ -39,6 +39,20 @@ public struct WorkflowFile: Sendable {
         public var location: SourceLocation
     }
 
+    /// A path written in the file (an entry of a job's `inputs` or `outputs`): its text and where.
+    public struct PathEntry: Sendable, Hashable {
+        /// The path (or glob), as written, or with its variables expanded
+        /// (see ``WorkflowFile/expandingVariables(environment:)``).
+        public var path: String
+        /// Where the entry is written.
+        public var location: SourceLocation
+
+        public init(path: String, location: SourceLocation) {
+            self.path = path
+            self.location = location
+        }
+    }
+
     /// A need of a job: the job it names and where.
     public struct Need: Sendable, Hashable {
         public var name: String
@@ -64,10 +78,17 @@ public struct WorkflowFile: Sendable {
         public var environment: [String: String]
         /// The working directory, relative to the file's directory.
         public var workingDirectory: String?
+        /// Where `cwd` is written.
+        public var workingDirectoryLocation: SourceLocation?
+        /// Files (or globs) the job reads, each with where it is written.
+        public var inputEntries: [PathEntry]
+        /// Files the job writes, each with where it is written.
+        public var outputEntries: [PathEntry]
+
         /// Files (or globs) the job reads.
-        public var inputs: [String]
+        public var inputs: [String] { inputEntries.map(\.path) }
         /// Files the job writes.
-        public var outputs: [String]
+        public var outputs: [String] { outputEntries.map(\.path) }
     }
 
     /// The job with a name.

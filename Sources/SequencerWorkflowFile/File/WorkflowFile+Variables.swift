@@ -1,0 +1,60 @@
+import Foundation
+
+extension WorkflowFile {
+    /// The file with the variables in each job's `inputs`, `outputs` and `cwd` expanded (see
+    /// ``VariableExpansion``), from the environment the job's command gets: `environment`,
+    /// then the file's `env`, then the job's `env`, and `SEQUENCER_JOB`.
+    ///
+    /// ```swift
+    /// // inputs: [$SRC/main.c], with SRC=lib in the environment
+    /// let file = try WorkflowFile.load(path: "build.yml").expandingVariables()
+    /// file.jobs[0].inputs   // ["lib/main.c"]
+    /// ```
+    ///
+    /// The compiled form keeps the paths as written: expand each time the file is loaded for a
+    /// run, since the environment may have changed.
+    ///
+    /// - Parameter environment: the variables every job starts with (by default, this process's).
+    /// - Returns: the file with the paths expanded; their locations are kept.
+    /// - Throws: ``WorkflowFileError`` with an error at each path that uses an undefined
+    ///   variable or a malformed `$`, in file order.
+    public func expandingVariables(
+        environment: [String: String]? = nil
+    ) throws(WorkflowFileError) -> WorkflowFile {
+        var expanded = self
+        var diagnostics: [Diagnostic] = []
+        var base: [String: String]?
+        for (index, job) in jobs.enumerated() where Self.hasVariables(job) {
+            let shared = base ?? (environment ?? ProcessInfo.processInfo.environment).merging(self.environment) { $1 }
+            base = shared
+            var variables = shared.merging(job.environment) { $1 }
+            variables["SEQUENCER_JOB"] = job.name
+            func expand(_ text: String, _ what: String, at location: SourceLocation) -> String {
+                do {
+                    return try VariableExpansion.expand(text, variables: variables)
+                } catch {
+                    diagnostics.append(Diagnostic(
+                        file: path, location: location, message: "job '\(job.name)': \(what) '\(text)': \(error.message)"))
+                    return text
+                }
+            }
+            if let cwd = job.workingDirectory {
+                expanded.jobs[index].workingDirectory = expand(cwd, "cwd", at: job.workingDirectoryLocation ?? job.location)
+            }
+            for (position, entry) in job.inputEntries.enumerated() {
+                expanded.jobs[index].inputEntries[position].path = expand(entry.path, "input", at: entry.location)
+            }
+            for (position, entry) in job.outputEntries.enumerated() {
+                expanded.jobs[index].outputEntries[position].path = expand(entry.path, "output", at: entry.location)
+            }
+        }
+        guard diagnostics.isEmpty else { throw WorkflowFileError(diagnostics: diagnostics) }
+        return expanded
+    }
+
+    private static func hasVariables(_ job: Job) -> Bool {
+        job.workingDirectory.map(VariableExpansion.hasVariables) == true
+            || job.inputEntries.contains { VariableExpansion.hasVariables($0.path) }
+            || job.outputEntries.contains { VariableExpansion.hasVariables($0.path) }
+    }
+}
