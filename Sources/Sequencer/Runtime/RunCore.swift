@@ -274,13 +274,17 @@ final class RunCore: Sendable {
     // MARK: - Reading
 
     func report() async -> RunReport {
-        await withCheckedContinuation { continuation in
+        let delivered = await withCheckedContinuation { continuation in
             let report = state.withLock { state -> RunReport? in
                 if state.report == nil { state.reportWaiters.append(continuation) }
                 return state.report
             }
             if let report { continuation.resume(returning: report) }
         }
+        // Read once more under the lock. A continuation resumed before its task suspended hands
+        // the report over through the concurrency runtime's own atomics, which ThreadSanitizer
+        // cannot see; taking the lock that `deliver` stored it under makes the hand-over plain.
+        return state.withLock { $0.report } ?? delivered
     }
 
     func snapshot() -> RunSnapshot {
