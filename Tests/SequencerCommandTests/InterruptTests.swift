@@ -43,11 +43,12 @@ struct InterruptTests {
             """)
         let (process, stdout, stderr) = try cli.start(["run", "--grace-period", "300ms"])
         #expect(await CLI.eventually { cli.read("shell.pid")?.hasSuffix("\n") ?? false })
-        let started = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
-        let result = try await cli.finish(process, stdout, stderr, limit: .seconds(20))
+        // The job never ends by itself: without the SIGKILL after the grace period the run
+        // would outlast the limit and be killed (an issue, and not status 130). No wall-time
+        // bound of its own, which a loaded machine under the sanitizer can exceed.
+        let result = try await cli.finish(process, stdout, stderr, limit: .seconds(120))
         #expect(result.status == 130, "\(result.output)")
-        #expect(ContinuousClock.now - started < .seconds(10))
         let pid = try #require(cli.read("shell.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         #expect(await CLI.eventually { !CLI.isAlive(pid) })
     }
