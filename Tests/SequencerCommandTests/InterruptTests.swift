@@ -47,7 +47,7 @@ struct InterruptTests {
         // The job never ends by itself: without the SIGKILL after the grace period the run
         // would outlast the limit and be killed (an issue, and not status 130). No wall-time
         // bound of its own, which a loaded machine under the sanitizer can exceed.
-        let result = try await cli.finish(process, stdout, stderr, limit: .seconds(120))
+        let result = try await cli.finish(process, stdout, stderr, limit: .seconds(60))
         #expect(result.status == 130, "\(result.output)")
         let pid = try #require(cli.read("shell.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         #expect(await CLI.eventually { !CLI.isAlive(pid) })

@@ -166,9 +166,9 @@ struct RunCommandTests {
         #expect(cli.read("sub/out.txt") == "hello job show\n")
     }
 
-    /// The deadline stops `sleep 600`: without it the run would outlast the harness's limit
-    /// and be killed (an issue, and not exit status 1). No wall-time bound of its own: under the
-    /// sanitizer, with the other suites running, a 0.7 s run has taken 15 s.
+    /// The deadline stops `sleep 30`: without it the job would succeed (exit status 0, no
+    /// "TIMED OUT"). No wall-time bound of its own: under the sanitizer, with the other suites
+    /// running, this 0.7 s run has taken 15 s.
     @Test func theDeadlineStopsTheRunWithPartialResults() async throws {
         let cli = try CLI()
         try cli.write("sequencer.yml", """
@@ -176,9 +176,9 @@ struct RunCommandTests {
               quick: touch quick.txt
               slow:
                 needs: [quick]
-                run: sleep 600
+                run: sleep 30
             """)
-        let result = try await cli.run(["run", "--deadline", "500ms"], limit: .seconds(300))
+        let result = try await cli.run(["run", "--deadline", "500ms"], limit: .seconds(60))
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stdout.contains("TIMED OUT slow"), "\(result.output)")
         #expect(result.stdout.contains("sequencer: timedOut: 2 jobs in "), "\(result.output)")
