@@ -432,8 +432,11 @@ import Testing
     /// validate() rejects exactly the workflows that would deadlock. For two add orders each, the
     /// valid ones run: lane jobs start in add order (as far as events show), holding their place
     /// while they wait for needs, within the lane's width, after their needs.
-    @Test(arguments: [1, 2])
-    func everySmallLaneGraphIsJudgedAndRunRight(width: Int) async throws {
+    ///
+    /// A case per width and half of the graphs (without and with the edge 2 -> 3), so that no
+    /// case comes near its time limit under the sanitizer.
+    @Test(arguments: [1, 2], [false, true])
+    func everySmallLaneGraphIsJudgedAndRunRight(width: Int, lastEdge: Bool) async throws {
         let count = 4
         var edges: [(need: Int, job: Int)] = []
         for job in 0..<count { for need in 0..<job { edges.append((need, job)) } }
@@ -443,7 +446,8 @@ import Testing
         }
         var deadlocks = 0
         var runs = 0
-        for mask in 0..<(1 << edges.count) {
+        let half = 1 << (edges.count - 1)   // the last edge is 2 -> 3
+        for mask in lastEdge ? half..<(2 * half) : 0..<half {
             var needs = [[Int]](repeating: [], count: count)
             for (bit, edge) in edges.enumerated() where mask & (1 << bit) != 0 { needs[edge.job].append(edge.need) }
             for laneMask in 0..<(1 << count) {
@@ -488,6 +492,6 @@ import Testing
                 }
             }
         }
-        #expect(deadlocks > 0 && runs > 1000)
+        #expect(deadlocks > 0 && runs > 400)
     }
 }
