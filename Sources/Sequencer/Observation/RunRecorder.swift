@@ -156,20 +156,20 @@ extension SchedulerState {
     /// the jobs that have them. Runs under the lock: most jobs cost a copy of their state.
     mutating func takeLog() -> (started: [Int32], ended: [(job: Int32, state: JobState)], extras: [Int32: LoggedExtras]) {
         let started = startedLog
-        let ended = finishedLog.map { ($0, jobs[Int($0)]) }
+        let ended = finishedLog.map { ($0, jobs[$0]) }
         var extras: [Int32: LoggedExtras] = [:]
-        let anyExtras = plan.hasValues || !failures.isEmpty || !upToDate.isEmpty || jobs.count > plan.count
+        let anyExtras = plan.hasValues || !failures.isEmpty || !upToDate.isEmpty || !added.isEmpty
         if anyExtras {
             for job in finishedLog {
                 var extra = LoggedExtras()
                 if hasValue(job) { extra.value = value(of: job) }
                 extra.failure = failures[job]
                 extra.upToDate = isUpToDate(job)
-                if Int(job) >= plan.count {
+                if let parent = parent(of: job) {
                     extra.childID = id(of: job)
-                    extra.parentID = id(of: parent(of: job))
+                    extra.parentID = id(of: parent)
                 }
-                if let cause = extra.failure?.cause, cause >= 0 { extra.causeID = id(of: cause) }
+                if let cause = extra.failure?.cause { extra.causeID = id(of: cause) }
                 if extra.value != nil || extra.failure != nil || extra.upToDate || extra.childID != nil { extras[job] = extra }
             }
         }
@@ -200,7 +200,7 @@ extension RunCore {
                 index: Int(job),
                 status: state.phase.status(upToDate: upToDate),
                 attempts: restored ? 0 : Int(state.attempts),
-                started: state.startedAt, ended: state.endedAt,
+                started: state.startedAt ?? -1, ended: state.endedAt,
                 hasValue: Int(job) < plan.count ? plan.hasValue(Int(job)) : logged?.value != nil,
                 restored: restored, extra: extra)
         }

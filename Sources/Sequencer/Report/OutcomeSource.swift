@@ -2,29 +2,30 @@
 /// run runs (for a parent reading its children's outcomes).
 protocol OutcomeSource {
     var plan: Plan { get }
-    var jobs: [JobState] { get }
+    var jobs: JobTable { get }
     var failures: [Int32: FailureRecord] { get }
-    var dynamic: DynamicJobs { get }
+    var added: AddedJobs { get }
     var upToDate: Set<Int32> { get }
 }
 
 extension OutcomeSource {
     func id(of job: Int) -> JobID {
-        job < plan.count ? plan.ids[job] : dynamic.ids[job - plan.count]
+        job < plan.count ? plan.ids[job] : added[Int32(job)].id
     }
 
+    func id(of job: Int32) -> JobID { id(of: Int(job)) }
+
     func outcome(of job: Int32) -> JobOutcome {
-        let state = jobs[Int(job)]
-        let started = state.startedAt >= 0
-        let parent = Int(job) < plan.count ? nil : id(of: Int(dynamic.parents[Int(job) - plan.count]))
+        let state = jobs[job]
+        let parent = Int(job) < plan.count ? nil : id(of: added[job].parent)
         let restored = plan.isRestored(Int(job))
         return JobOutcome(
             id: id(of: Int(job)),
             status: status(of: job, state.phase),
             error: error(of: job),
             attempts: restored ? 0 : Int(state.attempts),
-            startedAt: started && !restored ? .nanoseconds(state.startedAt) : nil,
-            endedAt: started && !restored ? .nanoseconds(state.endedAt) : nil,
+            startedAt: restored ? nil : state.startedAt.map { .nanoseconds($0) },
+            endedAt: restored || state.startedAt == nil ? nil : .nanoseconds(state.endedAt),
             parent: parent,
             restored: restored)
     }
@@ -39,12 +40,12 @@ extension OutcomeSource {
     /// The job's failure, following skips back to the job where the failure started.
     func error(of job: Int32) -> JobError? {
         guard let record = failures[job] else { return nil }
-        var path = [id(of: Int(job))]
+        var path = [id(of: job)]
         var origin = record
         var cause = record.cause
-        while cause >= 0, path.count <= jobs.count {
-            path.append(id(of: Int(cause)))
-            guard let next = failures[cause] else { break }
+        while let current = cause, path.count <= jobs.count {
+            path.append(id(of: current))
+            guard let next = failures[current] else { break }
             origin = next
             cause = next.cause
         }

@@ -64,7 +64,7 @@ public struct RunReport: Sendable {
 
     /// The result of a job that succeeded, or nil.
     public func value<T: Sendable>(of handle: JobHandle<T>) -> T? {
-        guard let job = record.job(for: handle), record.jobs[Int(job)].phase == .succeeded else { return nil }
+        guard let job = record.job(for: handle), record.jobs[job].phase == .succeeded else { return nil }
         if T.self == Void.self { return () as? T }
         return Int(job) < record.values.count ? record.values[Int(job)] as? T : nil
     }
@@ -91,25 +91,27 @@ public struct RunReport: Sendable {
 /// The final state of a run's jobs, shared by every copy of its report.
 final class RunRecord: Sendable {
     let plan: Plan
-    let jobs: [JobState]
+    let jobs: JobTable
     let values: [(any Sendable)?]
     let failures: [Int32: FailureRecord]
     let counts: PhaseCounts
-    let dynamic: DynamicJobs
+    let added: AddedJobs
     let upToDate: Set<Int32>
+    let laneNames: [String]
     private let path = Locked<[CriticalPath.Step]?>(nil)
 
-    init(_ state: SchedulerState) {
+    init<Waiter>(_ state: SchedulerState<Waiter>) {
         upToDate = state.upToDate
         plan = state.plan
         jobs = state.jobs
         values = state.values
         failures = state.failures
         counts = state.counts
-        dynamic = state.dynamic
+        added = state.added
+        laneNames = state.lanes.map(\.name)
     }
 
-    func job(_ id: JobID) -> Int32? { plan.job(id) ?? dynamic.lookup[id] }
+    func job(_ id: JobID) -> Int32? { plan.job(id) ?? added.lookup[id] }
 
     func job<T>(for handle: JobHandle<T>) -> Int32? {
         if handle.index >= 0, Int(handle.index) < jobs.count, id(of: Int(handle.index)) == handle.id { return handle.index }
@@ -119,20 +121,19 @@ final class RunRecord: Sendable {
     /// Whether a cancelled job is not a child whose parent succeeded: a parent that succeeded
     /// dealt with its children's cancellations (a retried attempt's children, say).
     func hasCancellationThatMatters() -> Bool {
-        jobs.indices.contains { job in
+        jobs.numbers.contains { job in
             guard jobs[job].phase == .cancelled else { return false }
-            guard job >= plan.count else { return true }
-            return jobs[Int(dynamic.parents[job - plan.count])].phase != .succeeded
+            guard Int(job) >= plan.count else { return true }
+            return jobs[added[job].parent].phase != .succeeded
         }
     }
 
     private func needs(of job: Int) -> [Int] {
-        job < plan.count ? plan.needRange(of: job).map { Int(plan.needs[$0]) } : dynamic.needs[job - plan.count].map(Int.init)
+        job < plan.count ? plan.needRange(of: job).map { Int(plan.needs[$0]) } : added[Int32(job)].needs.map(Int.init)
     }
 
     private func lane(of job: Int) -> Int? {
-        let lane = job < plan.count ? plan.lane(of: job) : dynamic.lanes[job - plan.count]
-        return lane >= 0 ? Int(lane) : nil
+        job < plan.count ? plan.lane(of: job) : added[Int32(job)].lane
     }
 
     /// The run's critical path (see ``CriticalPath``), worked out when first asked for.
@@ -140,13 +141,13 @@ final class RunRecord: Sendable {
         if let known = path.withLock({ $0 }) { return known }
         let schedule = Schedule(
             count: jobs.count,
-            startedAt: { [jobs] in jobs[$0].startedAt >= 0 ? jobs[$0].startedAt : nil },
-            endedAt: { [jobs] in jobs[$0].endedAt },
+            startedAt: { [jobs] in jobs[Int32($0)].startedAt },
+            endedAt: { [jobs] in jobs[Int32($0)].endedAt },
             needs: needs(of:),
             lane: lane(of:),
-            parent: { [plan, dynamic] in $0 < plan.count ? nil : Int(dynamic.parents[$0 - plan.count]) },
+            parent: { [plan, added] in $0 < plan.count ? nil : Int(added[Int32($0)].parent) },
             tookNoTime: { [plan, upToDate] in upToDate.contains(Int32($0)) || plan.isRestored($0) })
-        let steps = schedule.criticalPath(id: { id(of: $0) }, laneName: { lane(of: $0).map { plan.lanes[$0].name } })
+        let steps = schedule.criticalPath(id: { id(of: $0) }, laneName: { lane(of: $0).map { laneNames[$0] } })
         path.withLock { $0 = steps }
         return steps
     }

@@ -27,7 +27,7 @@ public struct JobContext: Sendable {
 
     /// The priority the job runs at: its own, or higher when a higher-priority job needs it.
     public var priority: Priority {
-        Int(job) < core.plan.count ? core.plan.priority(of: Int(job)) : core.state.withLock { $0.scheduler.jobs[Int(job)].priority }
+        Int(job) < core.plan.count ? core.plan.priority(of: Int(job)) : core.state.withLock { $0.scheduler.jobs[job].priority }
     }
 
     /// Time since the run started, on the run's clock.
@@ -119,7 +119,7 @@ public struct JobContext: Sendable {
     private func addChild<T>(
         _ name: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?, body: any JobBody, hasValue: Bool
     ) throws -> JobHandle<T> {
-        let request = SchedulerState.ChildRequest(
+        let request = RunCore.Scheduler.ChildRequest(
             name: name, needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
         let (child, id) = try core.addChild(request, to: job, attempt: attempt)
         return JobHandle(id: id, index: child)
@@ -131,7 +131,7 @@ public struct JobContext: Sendable {
     ///   cancelled with it).
     @discardableResult
     public func waitForChildren() async throws -> [JobOutcome] {
-        await core.waitForChildren(of: job, target: -1)
+        await core.waitForChildren(of: job, target: nil)
         try Task.checkCancellation()
         return core.state.withLock { state in state.scheduler.children(of: job).map { state.scheduler.outcome(of: $0) } }
     }

@@ -12,9 +12,9 @@ extension RunCore {
                 target = handle.index
             }
             guard let target else { return (nil, false, false, me) }
-            let isNeed = Int(job) < plan.count
+            let isNeed = scheduler.isPlanned(job)
                 ? plan.needRange(of: Int(job)).contains { plan.needs[$0] == target }
-                : scheduler.dynamic.needs[Int(job) - plan.count].contains(target)
+                : scheduler.added[job].needs.contains(target)
             return (target, isNeed, scheduler.isChild(target, of: job), me)
         }
         guard let target, isNeed || isChild else {
@@ -27,7 +27,7 @@ extension RunCore {
         }
         if isChild { await waitForChildren(of: job, target: target) }
         return try state.withLock { state in
-            if isChild, state.scheduler.jobs[Int(target)].phase != .succeeded {
+            if isChild, state.scheduler.jobs[target].phase != .succeeded {
                 throw state.scheduler.error(of: target) ?? JobError(code: .cancelled, underlying: nil, path: [handle.id])
             }
             return state.scheduler.value(of: target)
@@ -35,27 +35,22 @@ extension RunCore {
     }
 
     /// Adds a child job to the running job `parent`.
-    func addChild(_ request: SchedulerState.ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, JobID) {
+    func addChild(_ request: Scheduler.ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, JobID) {
         hasChildren.store(true, ordering: .relaxed)
-        var actions = SchedulerState.Actions()
-        let child = try state.withLock { state in
-            let child = try state.scheduler.addChild(request, to: parent, attempt: attempt, into: &actions)
-            return (child, state.scheduler.id(of: child))
+        var child: Int32 = 0
+        try step { state in
+            let (number, actions) = try state.scheduler.addChild(request, to: parent, attempt: attempt)
+            child = number
+            return actions
         }
-        perform(actions)
-        return child
+        return (child, state.withLock { $0.scheduler.id(of: child) })
     }
 
-    /// Waits, without holding a worker slot, until `target` (a child of `parent`, or -1 for all
+    /// Waits, without holding a worker slot, until `target` (a child of `parent`, or nil for all
     /// of them) has ended.
-    func waitForChildren(of parent: Int32, target: Int32) async {
-        await withCheckedContinuation { continuation in
-            var actions = SchedulerState.Actions()
-            let done = state.withLock {
-                $0.scheduler.waitForChildren(of: parent, target: target, continuation, into: &actions)
-            }
-            perform(actions)
-            if done { continuation.resume() }
+    func waitForChildren(of parent: Int32, target: Int32?) async {
+        _ = await withCheckedContinuation { continuation in
+            step { $0.scheduler.waitForChildren(of: parent, target: target, continuation) }
         }
     }
 
@@ -65,13 +60,8 @@ extension RunCore {
         guard state.withLock({ $0.scheduler.hasUnfinishedChildren(job) }) else { return }
         if attemptFailed {
             let now = time.now()
-            perform(state.withLock { state in
-                var actions = SchedulerState.Actions()
-                state.scheduler.cancelDescendants(of: job, now: now, into: &actions)
-                state.scheduler.dispatch(into: &actions)
-                return actions
-            })
+            step { $0.scheduler.cancelChildren(of: job, now: now) }
         }
-        await waitForChildren(of: job, target: -1)
+        await waitForChildren(of: job, target: nil)
     }
 }

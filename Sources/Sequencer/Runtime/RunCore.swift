@@ -8,12 +8,26 @@ import Synchronization
 /// same step. Wake-ups, spawns and cancellations decided under the lock happen after it is
 /// released; nothing awaits while holding it.
 final class RunCore: Sendable {
+    /// What wakes a parked worker (with its next job, or nil to exit) or a parent waiting for
+    /// its children (with nil).
+    typealias Waiter = CheckedContinuation<Int32?, Never>
+    typealias Scheduler = SchedulerState<Waiter>
+
+    /// A worker's task and what it reports without the lock, by slot.
+    struct Worker {
+        let generation: UInt32
+        let task: Task<Void, Never>
+        let probe: WorkerProbe
+    }
+
     struct State {
-        var scheduler: SchedulerState
+        var scheduler: Scheduler
         var report: RunReport?
         var reportWaiters: [CheckedContinuation<RunReport, Never>] = []
         /// Tasks to cancel when the run ends: the deadline timer, grace timers, snapshot streams.
         var timers: [Task<Void, Never>] = []
+        /// The workers' tasks, by slot.
+        var workers: [Worker?] = []
     }
 
     let plan: Plan
@@ -29,6 +43,7 @@ final class RunCore: Sendable {
     /// Where the run is recorded, and what it reads the run's records from; nil when it is not.
     private let recorder: (any RunRecorder)?
     private let log: RunLog?
+    private let events: AsyncStream<RunEvent>.Continuation?
 
     init(plan: Plan, options: RunOptions, log: RunLog? = nil) {
         self.plan = plan
@@ -36,22 +51,23 @@ final class RunCore: Sendable {
         hasOptions = plan.hasOptions
         gracePeriod = max(.zero, options.gracePeriod).nanoseconds
         deadline = options.deadline?.nanoseconds
-        state = Locked(State(scheduler: SchedulerState(
-            plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, events: options.events,
+        state = Locked(State(scheduler: Scheduler(
+            plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, sendsEvents: options.events != nil,
             isRecorded: options.recorder != nil)))
+        events = options.events
         recorder = options.recorder
         self.log = log
         log?.attach(self)
     }
 
     func begin() {
-        perform(state.withLock { $0.scheduler.begin() })
+        step { $0.scheduler.begin() }
         // The timer starts after the first jobs were queued, so a deadline that has already
         // passed cancels a run that has begun; a run that already ended needs no timer.
         if let deadline {
             let timer = Task { [self] in
                 do { try await time.sleep(untilOffset: deadline) } catch { return }
-                perform(state.withLock { $0.scheduler.cancelAll(reason: .deadline, now: deadline) })
+                step { $0.scheduler.cancelAll(reason: .deadline, now: deadline) }
             }
             if !addTimer(timer) { timer.cancel() }
         }
@@ -88,24 +104,20 @@ final class RunCore: Sendable {
             } else {
                 completion = await execute(job, startedAt: startedAt, probe: probe)
             }
-            var actions = SchedulerState.Actions()
-            let next = state.withLock { $0.scheduler.finish(job, completion, slot: slot, generation: generation, into: &actions) }
-            perform(actions)
-            switch next {
-            case .run(let nextJob):
-                job = nextJob
-            case .exit:
-                return
-            case .park:
+            var next = step { $0.scheduler.finish(job, completion, slot: slot, generation: generation) }
+            if next == .park {
                 let woken = await withCheckedContinuation { continuation in
-                    var actions = SchedulerState.Actions()
-                    let job = state.withLock { $0.scheduler.park(slot: slot, continuation, into: &actions) }
-                    perform(actions)
-                    if let job { continuation.resume(returning: job) }
+                    next = step { $0.scheduler.park(slot: slot, continuation) }
+                    switch next {
+                    case .run(let job): continuation.resume(returning: job)
+                    case .exit: continuation.resume(returning: nil)
+                    case .park, nil: break
+                    }
                 }
-                guard woken >= 0 else { return }
-                job = woken
+                next = woken.map { .run($0) } ?? .exit
             }
+            guard case .run(let nextJob) = next else { return }
+            job = nextJob
         }
     }
 
@@ -189,7 +201,7 @@ final class RunCore: Sendable {
         let task = Task { [self] in
             do { try await time.sleep(untilOffset: limit) } catch { return }
             guard claim.timeOut() else { return }
-            perform(state.withLock { $0.scheduler.timeOut(job, now: limit) })
+            step { $0.scheduler.timeOut(job, now: limit) }
         }
         return AttemptTimer(claim: claim, task: task)
     }
@@ -207,17 +219,40 @@ final class RunCore: Sendable {
 
     // MARK: - Side effects
 
-    func perform(_ actions: SchedulerState.Actions) {
-        for (continuation, job) in actions.wake { continuation.resume(returning: job) }
-        for task in actions.cancelWorkers { task.cancel() }
-        for continuation in actions.resume { continuation.resume() }
+    /// Runs one event of the scheduler under the lock, sends its events (under the lock, so they
+    /// keep the scheduler's order), then performs its actions. Returns what the calling worker
+    /// does next, for the events that say.
+    @discardableResult
+    func step(_ event: (inout State) throws -> Scheduler.Actions) rethrows -> WorkerStep? {
+        let actions = try state.withLock { state in
+            let actions = try event(&state)
+            if let events { for event in actions.events { events.yield(event) } }
+            return actions
+        }
+        perform(actions)
+        return actions.worker
+    }
+
+    private func perform(_ actions: Scheduler.Actions) {
+        for (waiter, job) in actions.wake { waiter.resume(returning: job) }
+        if !actions.cancel.isEmpty {
+            let tasks = state.withLock { state in
+                actions.cancel.compactMap { slot, generation in
+                    slot < state.workers.count && state.workers[slot]?.generation == generation ? state.workers[slot]?.task : nil
+                }
+            }
+            for task in tasks { task.cancel() }
+        }
+        for waiter in actions.resume { waiter.resume(returning: nil) }
         for (slot, generation, job) in actions.spawn {
             let probe = WorkerProbe()
             let task = Task(priority: jobPriority(job).taskPriority) { [self] in
                 await work(slot: slot, generation: generation, first: job, probe: probe)
             }
-            if state.withLock({ $0.scheduler.register(task, probe: probe, slot: slot, generation: generation) }) {
-                task.cancel()
+            step { state in
+                while state.workers.count <= slot { state.workers.append(nil) }
+                state.workers[slot] = Worker(generation: generation, task: task, probe: probe)
+                return state.scheduler.register(slot: slot, generation: generation)
             }
         }
         if !actions.abandonLater.isEmpty { abandonAfterGrace(actions.abandonLater) }
@@ -225,7 +260,7 @@ final class RunCore: Sendable {
     }
 
     private func jobPriority(_ job: Int32) -> Priority {
-        Int(job) < plan.count ? plan.priority(of: Int(job)) : state.withLock { $0.scheduler.jobs[Int(job)].priority }
+        Int(job) < plan.count ? plan.priority(of: Int(job)) : state.withLock { $0.scheduler.jobs[job].priority }
     }
 
     /// Jobs just cancelled: those whose bodies have not returned when the grace period passes
@@ -234,11 +269,19 @@ final class RunCore: Sendable {
         let limit = time.now() + gracePeriod
         let timer = Task { [self] in
             do { try await time.sleep(untilOffset: limit) } catch { return }
-            var actions = SchedulerState.Actions()
-            state.withLock { state in
-                for job in jobs { state.scheduler.abandon(job, now: limit, into: &actions) }
+            step { state in
+                var actions = Scheduler.Actions()
+                for job in jobs {
+                    // The worker's report of its body, read under the lock so that it is the
+                    // report of the worker the scheduler has in that slot.
+                    let progress = state.scheduler.slotRunning(job).flatMap { slot, generation in
+                        slot < state.workers.count && state.workers[slot]?.generation == generation
+                            ? state.workers[slot]?.probe.progress(of: job) : nil
+                    }
+                    actions.append(state.scheduler.abandon(job, progress: progress, now: limit))
+                }
+                return actions
             }
-            perform(actions)
         }
         if !addTimer(timer) { timer.cancel() }
     }
@@ -260,10 +303,10 @@ final class RunCore: Sendable {
     }
 
     private func deliver(_ report: RunReport) {
-        let (waiters, timers, events) = state.withLock { state in
+        let (waiters, timers) = state.withLock { state in
             state.report = report
             defer { state.reportWaiters = []; state.timers = [] }
-            return (state.reportWaiters, state.timers, state.scheduler.events)
+            return (state.reportWaiters, state.timers)
         }
         for timer in timers { timer.cancel() }
         events?.yield(.runFinished(report.status))
@@ -304,9 +347,9 @@ final class RunCore: Sendable {
     /// Cancels the run, or one job, now.
     func cancel(_ job: Int32?) {
         let now = time.now()
-        perform(state.withLock { state in
+        step { state in
             if let job { return state.scheduler.cancel(job, now: now) }
             return state.scheduler.cancelAll(reason: .cancelled, now: now)
-        })
+        }
     }
 }

@@ -83,6 +83,6 @@ struct Completion {
 struct FailureRecord {
     var code: JobError.Code
     var underlying: (any Error)?
-    /// The job whose failure this one inherits (a need), or -1 when it started here.
-    var cause: Int32 = -1
+    /// The job whose failure this one inherits (a need), or nil when it started here.
+    var cause: Int32?
 }

@@ -6,7 +6,7 @@
 /// parent and its child never run at once). When they have ended, the parent resumes as soon as
 /// both slots are free, before any new job starts.
 extension SchedulerState {
-    /// A job to add at run time, checked by `addChild(_:to:attempt:into:)`.
+    /// A job to add at run time, checked by ``addChild(_:to:attempt:)``.
     struct ChildRequest {
         var name: JobID
         var needs: [JobID]
@@ -18,30 +18,31 @@ extension SchedulerState {
     }
 
     /// Adds a child to the running job `parent`. Its ID is the parent's ID, a slash and its name.
+    /// Returns the child's number with the actions.
     /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need, a need that waits for an
     ///   ancestor (see ``checkNeedsWaitForNoAncestor(_:of:parent:)``), an undeclared lane, a bad
     ///   option or a key an ancestor leads, or a parent that is no longer running.
-    mutating func addChild(_ request: ChildRequest, to parent: Int32, attempt: Int, into actions: inout Actions) throws -> Int32 {
+    mutating func addChild(_ request: ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, Actions) {
         let parentID = id(of: parent)
         let prefix = attempt > 1 ? "\(parentID)#\(attempt)" : parentID.description
         let id = JobID("\(prefix)/\(request.name)")
         func failure(_ code: WorkflowError.Code, _ message: String, _ jobs: [JobID]) -> WorkflowError {
             WorkflowError(code: code, message: message, jobs: jobs)
         }
-        guard jobs[Int(parent)].phase == .running, !cancelRequested.contains(parent), !isFinished else {
+        guard jobs[parent].phase == .running, !cancelRequested.contains(parent), !isFinished else {
             throw failure(.invalidOption, "job '\(parentID)' added child '\(id)' after it ended or was cancelled", [parentID, id])
         }
         guard job(id) == nil else {
             throw failure(.duplicateJob, "job '\(parentID)' added child '\(id)', but the run already has a job with that ID", [id])
         }
         if let problem = request.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
-        var key: Int32 = -1
+        var key: Int32?
         if let options = request.options, let name = options.coalesce {
             key = try childKey(name, for: id, type: options.valueType, parent: parent)
         }
-        var lane: Int32 = -1
+        var lane: Int?
         if let name = request.lane {
-            guard let found = plan.lane(named: name) else {
+            guard let found = lanes.firstIndex(where: { $0.name == name }) else {
                 throw failure(.unknownLane, "child '\(id)' uses lane '\(name)', which the workflow never declared with lane(_:width:)", [id])
             }
             lane = found
@@ -51,12 +52,8 @@ extension SchedulerState {
             guard let need = job(name) ?? job(JobID("\(prefix)/\(name)")) else {
                 throw failure(.unknownNeed, "child '\(id)' needs '\(name)', which is not a job of the run (yet); a child can need jobs added before it", [id, name])
             }
-            var ancestor = parent
-            while ancestor >= 0 {
-                guard ancestor != need else {
-                    throw failure(.invalidOption, "child '\(id)' needs '\(name)', which waits for it to end: it could never start", [id, name])
-                }
-                ancestor = self.parent(of: ancestor)
+            for ancestor in lineage(from: parent) where ancestor == need {
+                throw failure(.invalidOption, "child '\(id)' needs '\(name)', which waits for it to end: it could never start", [id, name])
             }
             needs.append(need)
         }
@@ -64,33 +61,29 @@ extension SchedulerState {
 
         // Checked: add it.
         let child = appendJob(JobState(
-            remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count), phase: .waiting,
-            priority: max(request.priority, jobs[Int(parent)].priority)))
-        dynamic.ids.append(id)
-        dynamic.bodies.append(request.body)
-        dynamic.options.append(request.options)
-        dynamic.hasValue.append(request.hasValue)
-        dynamic.parents.append(parent)
-        dynamic.needs.append(needs)
-        dynamic.lanes.append(lane)
-        dynamic.keys.append(key)
-        dynamic.lookup[id] = child
+            remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count),
+            priority: max(request.priority, jobs[parent].priority)))
+        added.append(
+            AddedJob(
+                id: id, body: request.body, options: request.options, hasValue: request.hasValue,
+                parent: parent, needs: needs, lane: lane, key: key),
+            as: child)
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
 
-        var failedNeed: Int32 = -1
+        var failedNeed: Int32?
         var remaining: Int32 = 0
         for need in needs {
-            switch jobs[Int(need)].phase {
+            switch jobs[need].phase {
             case .succeeded: break
             case let phase where phase.isTerminal: failedNeed = need
             default:
                 remaining += 1
-                dynamic.dependents[need, default: []].append(child)
+                added.dependents[need, default: []].append(child)
             }
         }
-        jobs[Int(child)].remaining = remaining
-        if failedNeed >= 0 {
+        jobs[child].remaining = remaining
+        if let failedNeed {
             end(child, .skipped, FailureRecord(code: .neededJobFailed, underlying: nil, cause: failedNeed))
         } else if case .failure(let cause) = stopReason {
             end(child, .skipped, FailureRecord(code: .runStopped, underlying: nil, cause: cause))
@@ -100,8 +93,14 @@ extension SchedulerState {
         } else if remaining == 0 {
             becomeReady(child)
         }
-        dispatch(into: &actions)
-        return child
+        return (child, flush())
+    }
+
+    /// `parent` and its ancestors, nearest first.
+    func lineage(from parent: Int32) -> [Int32] {
+        var lineage = [parent]
+        while let next = self.parent(of: lineage[lineage.count - 1]) { lineage.append(next) }
+        return lineage
     }
 
     /// Throws when one of a new child's needs waits for an ancestor of the child: directly or
@@ -110,15 +109,10 @@ extension SchedulerState {
     /// would wait for its need: none of them could end. Visits only the unfinished jobs the needs
     /// wait for, each once; a need that has ended or that waits for nothing costs nothing more.
     private func checkNeedsWaitForNoAncestor(_ needs: [Int32], of id: JobID, parent: Int32) throws {
-        var ancestors: Set<Int32> = []
-        var ancestor = parent
-        while ancestor >= 0 {
-            ancestors.insert(ancestor)
-            ancestor = self.parent(of: ancestor)
-        }
+        let ancestors = Set(lineage(from: parent))
         var seen: [Int32: WaitStep] = [:]
-        for need in needs where !jobs[Int(need)].phase.isTerminal && seen[need] == nil {
-            seen[need] = WaitStep(from: -1, reason: .needs)
+        for need in needs where !jobs[need].phase.isTerminal && seen[need] == nil {
+            seen[need] = WaitStep(from: nil, reason: .needs)
             guard let path = waitPath(from: need, to: ancestors.contains, seen: &seen) else { continue }
             let steps = zip(path, path.dropFirst()).map { step, next in
                 let (job, reason) = step
@@ -136,38 +130,38 @@ extension SchedulerState {
         }
     }
 
-    /// The worker running `parent` waits until `target` (one of its children, or -1 for every
-    /// child) has ended. Returns true when it already has; otherwise the parent gives up its
-    /// worker slot and its lane slot, and `continuation` is resumed when the children ended and
-    /// both slots are free again. A body may wait in several places at once (`async let`, a task
-    /// group): the slots are given up at the first wait and taken back when the last pending wait
-    /// resumes (see ``childEnded(_:)``). A wait that begins while an earlier one is queued to
-    /// take the slots back (in `resumable`, waiting for a free worker or lane slot) becomes the
-    /// last pending wait: the earlier one resumes at once without the slots, and this one takes
-    /// them back when it resumes.
-    mutating func waitForChildren(
-        of parent: Int32, target: Int32, _ continuation: CheckedContinuation<Void, Never>, into actions: inout Actions
-    ) -> Bool {
-        guard let group = groups[parent], !isSatisfied(group, target) else { return true }
-        guard let slot = workerJob.firstIndex(of: parent) else { return true }  // abandoned: it runs detached
-        groups[parent]?.waiters.append((target, continuation))
-        if !workerSuspended[slot] {
-            workerSuspended[slot] = true
-            liveWorkers -= 1
+    /// The worker running `parent` waits until `target` (one of its children, or nil for every
+    /// child) has ended. The actions' ``SchedulerActions/resume`` holds `waiter` when it already
+    /// has; otherwise the parent gives up its worker slot and its lane slot, and `waiter` is
+    /// resumed when the children ended and both slots are free again. A body may wait in
+    /// several places at once (`async let`, a task group): the slots are given up at the first
+    /// wait and taken back when the last pending wait resumes (see ``childEnded(_:)``). A wait
+    /// that begins while an earlier one is queued to take the slots back (in `resumable`,
+    /// waiting for a free worker or lane slot) becomes the last pending wait: the earlier one
+    /// resumes at once without the slots, and this one takes them back when it resumes.
+    mutating func waitForChildren(of parent: Int32, target: Int32?, _ waiter: Waiter) -> Actions {
+        guard let group = groups[parent], !isSatisfied(group, target),
+            let slot = workers.slot(running: parent)  // abandoned: it runs detached
+        else {
+            outbox.resume.append(waiter)
+            return flush()
+        }
+        groups[parent]?.waiters.append((target, waiter))
+        if !workers[slot].suspended {
+            workers.suspend(slot)
             releaseLane(of: parent)
         } else if let queued = resumable.firstIndex(where: { $0.slot == slot }) {
             // The body still waits here: taking the slots back now would hold a worker (and a
             // lane slot) while this wait's child may need it. The lane's place held for the
             // parent goes to the jobs waiting for it.
-            let lane = jobs[Int(parent)].lane
-            if resumable[queued].reserved, lane >= 0 {
+            if resumable[queued].reserved, let lane = jobs[parent].lane {
                 reserveLane(for: parent, by: -1)
-                admit(lane: Int(lane))
+                admit(lane: lane)
             }
-            resumable[queued] = (-1, resumable[queued].continuation, false)
+            resumable[queued].slot = nil
+            resumable[queued].reserved = false
         }
-        dispatch(into: &actions)
-        return false
+        return flush()
     }
 
     /// Whether `job` added children that have not ended.
@@ -182,29 +176,27 @@ extension SchedulerState {
 
     /// Whether `child` is a child of `parent`.
     func isChild(_ child: Int32, of parent: Int32) -> Bool {
-        Int(child) >= plan.count && Int(child) < jobs.count && self.parent(of: child) == parent
+        Int(child) < jobs.count && self.parent(of: child) == parent
     }
 
     /// A child ended: the waits of its parent that it satisfies may resume. While other waits of
     /// the parent are still pending, the parent's body is still waiting: those that resume do
     /// without a slot. The last pending wait to resume takes the parent's slots back.
     mutating func childEnded(_ child: Int32) {
-        let parent = self.parent(of: child)
-        guard var group = groups[parent] else { return }
+        guard let parent = self.parent(of: child), var group = groups[parent] else { return }
         group.unfinished -= 1
-        let slot = workerJob.firstIndex(of: parent) ?? -1
-        let suspended = slot >= 0 && workerSuspended[slot]
+        let slot = workers.slot(running: parent)
+        let suspended = slot.map { workers[$0].suspended } ?? false
         let satisfied = group.waiters.filter { isSatisfied(group, $0.target) }
         guard !satisfied.isEmpty else {
             groups[parent] = group
             return
         }
-        let pending = group.waiters.filter { !isSatisfied(group, $0.target) }
-        group.waiters = pending
-        for (position, waiter) in satisfied.enumerated() {
+        group.waiters = group.waiters.filter { !isSatisfied(group, $0.target) }
+        for (position, entry) in satisfied.enumerated() {
             let takesSlot = suspended && group.waiters.isEmpty && position == satisfied.count - 1
             if takesSlot { reserveLane(for: parent, by: 1) }
-            resumable.append((takesSlot ? slot : -1, waiter.continuation, takesSlot))
+            resumable.append(ResumableWait(slot: takesSlot ? slot : nil, waiter: entry.waiter, reserved: takesSlot))
         }
         groups[parent] = group
     }
@@ -212,46 +204,45 @@ extension SchedulerState {
     /// Resumes the parents whose children ended, in order, while their worker and lane slots
     /// are free. An idle worker retires to make room. A wait whose parent already has its slots
     /// back (another of its waits resumed first) resumes at once.
-    mutating func resumeParents(into actions: inout Actions) {
+    mutating func resumeParents() {
         // Waits that need no slot resume at once.
-        for entry in resumable where entry.slot < 0 { actions.resume.append(entry.continuation) }
-        resumable.removeAll { $0.slot < 0 }
+        for entry in resumable where entry.slot == nil { outbox.resume.append(entry.waiter) }
+        resumable.removeAll { $0.slot == nil }
         var position = 0
         while position < resumable.count {
-            let (slot, continuation, reserved) = resumable[position]
-            guard workerSuspended[slot] else {
+            let entry = resumable[position]
+            guard let slot = entry.slot, workers[slot].suspended, let parent = workers[slot].job else {
                 resumable.remove(at: position)
-                if reserved { reserveLane(for: workerJob[slot], by: -1) }
-                actions.resume.append(continuation)
+                if entry.reserved, let slot = entry.slot, let parent = workers[slot].job { reserveLane(for: parent, by: -1) }
+                outbox.resume.append(entry.waiter)
                 continue
             }
-            let parent = workerJob[slot]
-            let lane = jobs[Int(parent)].lane
-            if lane >= 0, laneUsed[Int(lane)] >= plan.lanes[Int(lane)].width {
+            let lane = jobs[parent].lane
+            if let lane, lanes[lane].used >= lanes[lane].width {
                 position += 1  // its lane is full: it waits for a slot there, others may go
                 continue
             }
-            if liveWorkers >= maxWorkers {
-                guard let (idleSlot, idleContinuation) = idle.popLast() else { break }
-                actions.wake.append((idleContinuation, retire(slot: idleSlot)))
+            if !workers.hasRoom {
+                guard let (idleSlot, idleWaiter) = workers.idle.popLast() else { break }
+                workers.retire(idleSlot)
+                outbox.wake.append((idleWaiter, nil))
             }
             resumable.remove(at: position)
-            workerSuspended[slot] = false
-            liveWorkers += 1
-            if reserved { reserveLane(for: parent, by: -1) }
-            if lane >= 0 { laneUsed[Int(lane)] += 1 }
-            actions.resume.append(continuation)
+            workers.unsuspend(slot)
+            if entry.reserved { reserveLane(for: parent, by: -1) }
+            if let lane { lanes[lane].take() }
+            outbox.resume.append(entry.waiter)
         }
     }
 
     /// A parent about to resume holds a place in its lane, so that the lane does not admit new
     /// jobs into the slot it needs.
     mutating func reserveLane(for parent: Int32, by change: Int) {
-        let lane = jobs[Int(parent)].lane
-        if lane >= 0 { laneReserved[Int(lane)] += change }
+        if let lane = jobs[parent].lane { lanes[lane].reserve(change) }
     }
 
-    private func isSatisfied(_ group: ChildGroup, _ target: Int32) -> Bool {
-        target >= 0 ? jobs[Int(target)].phase.isTerminal : group.unfinished == 0
+    private func isSatisfied(_ group: ChildGroup<Waiter>, _ target: Int32?) -> Bool {
+        if let target { return jobs[target].phase.isTerminal }
+        return group.unfinished == 0
     }
 }

@@ -6,29 +6,59 @@
 /// gets that result at once, unless the leader was cancelled: then the key is free again and the
 /// job leads a new run of the work. Either way a job keeps its own needs, lane and place in the
 /// report (with 0 attempts). Times of jobs that do not run a body are the scheduler's latest
-/// reading of the clock (``clock``), which is never earlier than the end of any job recorded.
+/// reading of the clock (``SchedulerState/clock``), which is never earlier than the end of any job recorded.
 struct CoalescedRun {
     var leader: Int32
     var joiners: [Int32] = []
 }
 
+/// Coalescing's own state: the keys in use and each key's run.
+struct Coalescing {
+    /// The coalescing keys of the plan and of children, by name.
+    var keys: [String: CoalescingKey]
+    /// Each key's run, by key number; empty while no job has a key.
+    private var runs: [CoalescedRun?]
+
+    init(keys: [String: CoalescingKey]) {
+        self.keys = keys
+        runs = [CoalescedRun?](repeating: nil, count: keys.count)
+    }
+
+    var isEmpty: Bool { runs.isEmpty }
+
+    subscript(key: Int32) -> CoalescedRun? {
+        get { runs[Int(key)] }
+        set { runs[Int(key)] = newValue }
+    }
+
+    /// Records a job's use of `key` (see ``CoalescingKey/check(_:job:type:in:)``) and returns the
+    /// key's number.
+    mutating func use(_ key: String, job: JobID, type: ObjectIdentifier?) throws -> Int32 {
+        let number = try CoalescingKey.check(key, job: job, type: type, in: &keys)
+        if Int(number) >= runs.count { runs.append(nil) }
+        return number
+    }
+
+    /// The jobs waiting for a leader.
+    var joiners: [Int32] { runs.lazy.compactMap { $0 }.flatMap(\.joiners) }
+}
+
 extension SchedulerState {
-    /// The job's coalescing key number, or -1.
-    func key(of job: Int32) -> Int32 {
-        Int(job) < plan.count ? plan.key(of: Int(job)) : dynamic.keys[Int(job) - plan.count]
+    /// The job's coalescing key number, if it has a key.
+    func key(of job: Int32) -> Int32? {
+        isPlanned(job) ? plan.key(of: Int(job)) : added[job].key
     }
 
     /// A worker took `job`: returns true when it runs its body (it has no key, or leads its
     /// key); false when it joined the key's leader or took its result, needing no worker.
     mutating func lead(_ job: Int32) -> Bool {
-        let key = key(of: job)
-        guard key >= 0 else { return true }
-        guard let run = coalesced[Int(key)] else {
-            coalesced[Int(key)] = CoalescedRun(leader: job)
+        guard let key = key(of: job) else { return true }
+        guard let run = coalescing[key] else {
+            coalescing[key] = CoalescedRun(leader: job)
             return true
         }
-        if jobs[Int(run.leader)].phase.isTerminal {
-            setStart(job, at: clock)
+        if jobs[run.leader].phase.isTerminal {
+            jobs[job].startedAt = clock
             share(run.leader, with: job, endedAt: clock)
             return false
         }
@@ -36,18 +66,18 @@ extension SchedulerState {
         // they need and the leaders they joined) would never end: this job runs its own body
         // instead. A leader without unfinished children waits for no one.
         if !groups.isEmpty, hasUnfinishedChildren(run.leader), waits(run.leader, for: job) { return true }
-        setStart(job, at: clock)
-        coalesced[Int(key)]?.joiners.append(job)
+        jobs[job].startedAt = clock
+        coalescing[key]?.joiners.append(job)
         // It does no work of its own while it waits: its lane slot goes to others (its leader
         // may need it to resume).
         releaseLane(of: job)
-        jobs[Int(job)].lane = -1
+        jobs[job].lane = nil
         return false
     }
 
     /// Whether `job` waits, directly or not, for `other` to end (see ``waitPath(from:to:seen:)``).
     func waits(_ job: Int32, for other: Int32) -> Bool {
-        var seen: [Int32: WaitStep] = [job: WaitStep(from: -1, reason: .child)]
+        var seen: [Int32: WaitStep] = [job: WaitStep(from: nil, reason: .child)]
         return waitPath(from: job, to: { $0 == other }, seen: &seen) != nil
     }
 
@@ -63,7 +93,8 @@ extension SchedulerState {
 
     /// How a search reached a job: from which, and why that one waits for it.
     struct WaitStep {
-        var from: Int32
+        /// Nil for where a search started.
+        var from: Int32?
         var reason: WaitReason
     }
 
@@ -87,22 +118,22 @@ extension SchedulerState {
         func path(to target: Int32) -> [(Int32, WaitReason)] {
             var path: [(Int32, WaitReason)] = [(target, .child)]
             var current = target
-            while current != start, let step = seen[current] {
-                path.append((step.from, step.reason))
-                current = step.from
+            while current != start, let step = seen[current], let from = step.from {
+                path.append((from, step.reason))
+                current = from
             }
             return path.reversed()
         }
         while let current = stack.popLast() {
-            let state = jobs[Int(current)]
+            let state = jobs[current]
             if state.phase == .waiting {
-                if Int(current) < plan.count {
+                if isPlanned(current) {
                     for edge in plan.needRange(of: Int(current)) {
                         let need = plan.needs[edge]
-                        if !jobs[Int(need)].phase.isTerminal, visit(need, from: current, .needs) { return path(to: need) }
+                        if !jobs[need].phase.isTerminal, visit(need, from: current, .needs) { return path(to: need) }
                     }
                 } else {
-                    for need in dynamic.needs[Int(current) - plan.count] where !jobs[Int(need)].phase.isTerminal {
+                    for need in added[current].needs where !jobs[need].phase.isTerminal {
                         if visit(need, from: current, .needs) { return path(to: need) }
                     }
                 }
@@ -110,12 +141,11 @@ extension SchedulerState {
             }
             guard state.phase == .running else { continue }
             if !groups.isEmpty, let group = groups[current], group.unfinished > 0 {
-                for child in group.children where !jobs[Int(child)].phase.isTerminal {
+                for child in group.children where !jobs[child].phase.isTerminal {
                     if visit(child, from: current, .child) { return path(to: child) }
                 }
             }
-            let key = key(of: current)
-            if key >= 0, let run = coalesced[Int(key)], run.leader != current, run.joiners.contains(current) {
+            if let key = key(of: current), let run = coalescing[key], run.leader != current, run.joiners.contains(current) {
                 if visit(run.leader, from: current, .joined) { return path(to: run.leader) }
             }
         }
@@ -125,19 +155,18 @@ extension SchedulerState {
     /// A job ended: if it led a coalesced run, the jobs that joined it end the same way. A
     /// cancelled leader frees its key, so that a later job with the key runs the work again.
     mutating func shareResult(of job: Int32) {
-        let key = key(of: job)
-        guard key >= 0, let run = coalesced[Int(key)], run.leader == job else { return }
-        coalesced[Int(key)]?.joiners = []
-        for joiner in run.joiners where jobs[Int(joiner)].phase == .running {
-            share(job, with: joiner, endedAt: jobs[Int(job)].endedAt)
+        guard let key = key(of: job), let run = coalescing[key], run.leader == job else { return }
+        coalescing[key]?.joiners = []
+        for joiner in run.joiners where jobs[joiner].phase == .running {
+            share(job, with: joiner, endedAt: jobs[job].endedAt)
         }
-        if jobs[Int(job)].phase == .cancelled { coalesced[Int(key)] = nil }
+        if jobs[job].phase == .cancelled { coalescing[key] = nil }
     }
 
     /// Ends `joiner` as its leader ended: with its value, or with its failure (traced to it).
     private mutating func share(_ leader: Int32, with joiner: Int32, endedAt: Int64) {
-        jobs[Int(joiner)].endedAt = max(endedAt, jobs[Int(joiner)].startedAt)
-        let phase = jobs[Int(leader)].phase
+        jobs[joiner].endedAt = max(endedAt, jobs[joiner].startedAt ?? endedAt)
+        let phase = jobs[leader].phase
         if phase == .succeeded {
             succeed(joiner, value(of: leader) ?? ())
         } else {
@@ -148,23 +177,20 @@ extension SchedulerState {
 
     /// The jobs waiting for a coalesced leader.
     var joiners: [Int32] {
-        coalesced.lazy.compactMap { $0 }.flatMap(\.joiners).filter { jobs[Int($0)].phase == .running }
+        coalescing.joiners.filter { jobs[$0].phase == .running }
     }
 
     /// Checks a child's coalescing key and returns its number: the key must not be led by one of
     /// the child's ancestors (the child would wait for a job that waits for it).
     mutating func childKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws -> Int32 {
-        let number = try CoalescingKey.check(key, job: id, type: type, in: &keyIDs)
-        if Int(number) >= coalesced.count { coalesced.append(nil) }
-        var ancestor = parent
-        while ancestor >= 0 {
-            if coalesced[Int(number)]?.leader == ancestor {
+        let number = try coalescing.use(key, job: id, type: type)
+        for ancestor in lineage(from: parent) {
+            if coalescing[number]?.leader == ancestor {
                 throw WorkflowError(
                     code: .invalidOption,
                     message: "child '\(id)' has coalescing key '\(key)', which '\(self.id(of: ancestor))' leads; it would wait for its own result",
                     jobs: [self.id(of: ancestor), id])
             }
-            ancestor = self.parent(of: ancestor)
         }
         return number
     }

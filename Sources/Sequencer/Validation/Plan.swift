@@ -125,8 +125,11 @@ final class Plan: Sendable {
     /// Whether any job returns a value other than `Void`.
     var hasValues: Bool { valueFlags.contains(true) }
 
-    /// The job's lane, or -1.
-    func lane(of job: Int) -> Int32 { explicitLanes.isEmpty ? -1 : explicitLanes[job] }
+    /// The job's lane, by position in ``lanes``.
+    func lane(of job: Int) -> Int? {
+        guard !explicitLanes.isEmpty, explicitLanes[job] >= 0 else { return nil }
+        return Int(explicitLanes[job])
+    }
 
     /// Whether any job has a priority other than the default.
     var hasPriorities: Bool { !raisedPriorities.isEmpty }
@@ -152,12 +155,10 @@ final class Plan: Sendable {
         return (start, dependents)
     }
 
-    /// The job's coalescing key number, or -1.
-    func key(of job: Int) -> Int32 { keyOfJob.isEmpty ? -1 : keyOfJob[job] }
-
-    /// The lane named `name`, or nil.
-    func lane(named name: String) -> Int32? {
-        lanes.firstIndex { $0.name == name }.map { Int32($0) }
+    /// The job's coalescing key number, if it has a key.
+    func key(of job: Int) -> Int32? {
+        guard !keyOfJob.isEmpty, keyOfJob[job] >= 0 else { return nil }
+        return keyOfJob[job]
     }
 
     private static func compileLanes(_ workflow: Workflow) throws -> [Lane] {

@@ -1,0 +1,54 @@
+/// What the scheduler asks its caller to do after an event: the only way its decisions leave
+/// it. The caller (``RunCore``) performs them after releasing the lock, except ``events``,
+/// which it sends before releasing it so that they keep the scheduler's order.
+///
+/// `Waiter` is whatever the caller keeps to resume a parked worker or a parent waiting for its
+/// children: a continuation in a run, a plain number in the step tests.
+struct SchedulerActions<Waiter> {
+    /// What the worker that reported the event does next (for ``SchedulerState/finish`` and
+    /// ``SchedulerState/park``); nil for other events.
+    var worker: WorkerStep?
+    /// Parked workers to wake: each with the job it runs, or nil to exit.
+    var wake: [(waiter: Waiter, job: Int32?)] = []
+    /// New workers to start: a slot, its generation and the first job.
+    var spawn: [(slot: Int, generation: UInt32, job: Int32)] = []
+    /// Workers whose tasks must be cancelled (their running job was cancelled), by slot and
+    /// generation: a slot whose worker changed since is left alone.
+    var cancel: [(slot: Int, generation: UInt32)] = []
+    /// Parents' waits for their children to resume.
+    var resume: [Waiter] = []
+    /// Running jobs that were cancelled: abandon those still running after the grace period.
+    var abandonLater: [Int32] = []
+    /// Events for the run's event stream, in order.
+    var events: [RunEvent] = []
+    /// Set when this step ended the run.
+    var finished = false
+
+    var isEmpty: Bool {
+        wake.isEmpty && spawn.isEmpty && cancel.isEmpty && resume.isEmpty && abandonLater.isEmpty && events.isEmpty && !finished
+    }
+}
+
+/// What a worker does after finishing a job or asking for one.
+enum WorkerStep: Equatable {
+    case run(Int32)
+    /// Wait to be woken (the scheduler kept the worker's waiter).
+    case park
+    case exit
+}
+
+extension SchedulerActions {
+    /// Adds another step's actions after these.
+    mutating func append(_ other: SchedulerActions) {
+        wake += other.wake
+        spawn += other.spawn
+        cancel += other.cancel
+        resume += other.resume
+        abandonLater += other.abandonLater
+        events += other.events
+        finished = finished || other.finished
+    }
+}
+
+
+extension SchedulerActions: Sendable where Waiter: Sendable {}

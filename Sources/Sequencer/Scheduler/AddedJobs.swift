@@ -1,0 +1,96 @@
+/// A job added while the run runs (a child), numbered after the plan's jobs.
+struct AddedJob {
+    var id: JobID
+    var body: any JobBody
+    var options: JobOptions?
+    var hasValue: Bool
+    /// The job that added it.
+    var parent: Int32
+    /// What it needs: jobs added before it, so needs alone form no cycle; `addChild` rejects a
+    /// need that waits for the child's ancestors (see `waitPath(from:to:seen:)`).
+    var needs: [Int32]
+    var lane: Int?
+    var key: Int32?
+}
+
+/// The jobs added while the run runs: job `plan.count + k` is entry `k`. Read and written under
+/// the run's lock.
+struct AddedJobs {
+    private(set) var entries: [AddedJob] = []
+    private(set) var lookup: [JobID: Int32] = [:]
+    /// Added jobs waiting for a job (of the plan, or added), by the job they wait for.
+    var dependents: [Int32: [Int32]] = [:]
+    let first: Int
+
+    init(first: Int) { self.first = first }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    subscript(job: Int32) -> AddedJob {
+        get { entries[Int(job) - first] }
+        _modify { yield &entries[Int(job) - first] }
+    }
+
+    mutating func append(_ job: AddedJob, as number: Int32) {
+        entries.append(job)
+        lookup[job.id] = number
+    }
+}
+
+/// A job's children: every one it added and how many have not ended.
+struct ChildGroup<Waiter> {
+    var children: [Int32] = []
+    var unfinished = 0
+    /// The parent body's waits: the child each waits for (nil for all of them).
+    var waiters: [(target: Int32?, waiter: Waiter)] = []
+}
+
+/// A parent's wait whose children ended: it resumes once the parent has its worker and lane
+/// slots back, in the parent's `slot`; with no slot it resumes at once (another wait of the
+/// body is still pending, or the parent was abandoned).
+struct ResumableWait<Waiter> {
+    var slot: Int?
+    var waiter: Waiter
+    /// Whether it holds a reservation in the parent's lane.
+    var reserved: Bool
+}
+
+/// A run-time view of one job: what a worker needs to run it.
+struct JobSpec: Sendable {
+    let body: any JobBody
+    let options: JobOptions?
+    let priority: Priority
+}
+
+extension SchedulerState {
+    /// The position of the job `id`, of the plan or added at run time.
+    func job(_ id: JobID) -> Int32? {
+        plan.job(id) ?? added.lookup[id]
+    }
+
+    /// What a worker needs to run a job added at run time.
+    func spec(of job: Int32) -> JobSpec {
+        let entry = added[job]
+        return JobSpec(body: entry.body, options: entry.options, priority: jobs[job].priority)
+    }
+
+    func hasValue(_ job: Int32) -> Bool {
+        isPlanned(job) ? plan.hasValue(Int(job)) : added[job].hasValue
+    }
+
+    /// The job that added `job`, if a job did.
+    func parent(of job: Int32) -> Int32? {
+        isPlanned(job) ? nil : added[job].parent
+    }
+
+    /// Whether a running job added `job`.
+    func isChild(_ job: Int32) -> Bool { !isPlanned(job) }
+
+    /// The jobs `job` needs.
+    func needs(of job: Int32) -> [Int32] {
+        isPlanned(job) ? plan.needRange(of: Int(job)).map { plan.needs[$0] } : added[job].needs
+    }
+}
+
+extension ChildGroup: Sendable where Waiter: Sendable {}
+extension ResumableWait: Sendable where Waiter: Sendable {}

@@ -1,0 +1,94 @@
+/// The run's workers: at most `limit` bodies running at once, each in a numbered slot.
+///
+/// A slot belongs to one worker task at a time; its generation is bumped each time it gets a
+/// new worker (or its worker is abandoned), so a late report from an old worker is recognised
+/// and ignored. A parent waiting for its children keeps its slot but is *suspended*: it does
+/// not count against the limit. Parked workers wait in ``idle`` for a job.
+struct WorkerSlots<Waiter> {
+    struct Slot {
+        /// The job the slot's worker runs, or nil when it has none.
+        var job: Int32?
+        /// Set when the worker must exit after its job (its job was cancelled).
+        var retiring = false
+        /// Set while its job is a parent waiting for its children.
+        var suspended = false
+        var generation: UInt32 = 0
+    }
+
+    let limit: Int
+    private(set) var slots: [Slot] = []
+    private var free: [Int] = []
+    /// Parked workers, by slot, with what wakes them.
+    var idle: [(slot: Int, waiter: Waiter)] = []
+    /// Workers running a body now (suspended parents excluded).
+    private(set) var live = 0
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    var hasRoom: Bool { live < limit }
+
+    subscript(slot: Int) -> Slot {
+        get { slots[slot] }
+        set { slots[slot] = newValue }
+    }
+
+    /// A slot for a new worker: counted as live, with a new generation.
+    mutating func open() -> Int {
+        let slot: Int
+        if let reused = free.popLast() {
+            slot = reused
+        } else {
+            slot = slots.count
+            slots.append(Slot())
+        }
+        slots[slot].job = nil
+        slots[slot].retiring = false
+        slots[slot].generation &+= 1
+        live += 1
+        return slot
+    }
+
+    /// Gives back a slot opened for a worker that never started (no job was left for it).
+    mutating func unopen(_ slot: Int) {
+        live -= 1
+        free.append(slot)
+    }
+
+    /// The worker in `slot` stops; its slot becomes free.
+    mutating func retire(_ slot: Int) {
+        slots[slot].job = nil
+        slots[slot].retiring = false
+        live -= 1
+        free.append(slot)
+    }
+
+    /// The worker in `slot` is detached: its job ended without it. Whatever it reports later
+    /// is ignored (its generation changed).
+    mutating func detach(_ slot: Int) {
+        if !slots[slot].suspended { live -= 1 }
+        slots[slot] = Slot(generation: slots[slot].generation &+ 1)
+        free.append(slot)
+    }
+
+    /// A parent in `slot` waits for its children: its worker no longer counts.
+    mutating func suspend(_ slot: Int) {
+        slots[slot].suspended = true
+        live -= 1
+    }
+
+    /// A parent in `slot` resumes: its worker counts again.
+    mutating func unsuspend(_ slot: Int) {
+        slots[slot].suspended = false
+        live += 1
+    }
+
+    /// The slot whose worker runs `job`.
+    func slot(running job: Int32) -> Int? {
+        slots.firstIndex { $0.job == job }
+    }
+
+    /// The jobs workers run now (suspended parents included), in slot order.
+    var jobs: [Int32] { slots.compactMap(\.job) }
+}
+
+extension WorkerSlots: Sendable where Waiter: Sendable {}
