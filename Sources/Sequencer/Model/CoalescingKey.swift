@@ -14,12 +14,16 @@ struct CoalescingKey: Sendable {
             keys[key] = CoalescingKey(id: id, firstJob: job, valueType: type)
             return id
         }
-        guard first.valueType == type else {
-            throw WorkflowError(
-                code: .invalidOption,
-                message: "jobs '\(first.firstJob)' and '\(job)' share coalescing key '\(key)' but return different types; jobs that share a key share one result",
-                jobs: [first.firstJob, job])
-        }
+        try first.check(key, job: job, type: type)
         return first.id
+    }
+
+    /// Throws when `job`, which uses this key, returns another type than the key's first job.
+    func check(_ key: String, job: JobID, type: ObjectIdentifier?) throws {
+        guard valueType != type else { return }
+        throw WorkflowError(
+            code: .invalidOption,
+            message: "jobs '\(firstJob)' and '\(job)' share coalescing key '\(key)' but return different types; jobs that share a key share one result",
+            jobs: [firstJob, job])
     }
 }

@@ -185,7 +185,7 @@ extension RunCore {
         let (started, ended, extras) = state.withLock { $0.scheduler.takeLog() }
         var starts: [Int] = []
         starts.reserveCapacity(started.count)
-        for job in started where Int(job) < plan.count && !plan.isRestored(Int(job)) { starts.append(Int(job)) }
+        for job in started where plan.contains(job) && !plan.isRestored(Int(job)) { starts.append(Int(job)) }
         let records = ended.map { job, state in
             let logged = extras.isEmpty ? nil : extras[job]
             let restored = plan.isRestored(Int(job))
@@ -201,7 +201,7 @@ extension RunCore {
                 status: state.phase.status(upToDate: upToDate),
                 attempts: restored ? 0 : Int(state.attempts),
                 started: state.startedAt ?? -1, ended: state.endedAt,
-                hasValue: Int(job) < plan.count ? plan.hasValue(Int(job)) : logged?.value != nil,
+                hasValue: plan.contains(job) ? plan.hasValue(Int(job)) : logged?.value != nil,
                 restored: restored, extra: extra)
         }
         return RunLogBatch(started: starts, ended: records, ids: plan.ids)

@@ -50,7 +50,7 @@ extension SchedulerState {
         func count(_ phase: JobPhase) -> Int { counts[phase] }
         return RunSnapshot(
             elapsed: elapsed,
-            total: jobs.count,
+            total: JobPhase.allCases.reduce(0) { $0 + counts[$1] },
             pending: count(.waiting) + count(.laneWaiting) + count(.queued),
             running: runningJobs.map { id(of: $0) },
             succeeded: count(.succeeded) - upToDate.count,

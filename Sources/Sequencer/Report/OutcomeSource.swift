@@ -9,18 +9,17 @@ protocol OutcomeSource {
 }
 
 extension OutcomeSource {
-    func id(of job: Int) -> JobID {
-        job < plan.count ? plan.ids[job] : added[Int32(job)].id
+    func id(of job: Int32) -> JobID {
+        plan.contains(job) ? plan.ids[Int(job)] : added[job].id
     }
-
-    func id(of job: Int32) -> JobID { id(of: Int(job)) }
 
     func outcome(of job: Int32) -> JobOutcome {
         let state = jobs[job]
-        let parent = Int(job) < plan.count ? nil : id(of: added[job].parent)
+        // A queue may have forgotten the parent of a child it still keeps.
+        let parent = plan.contains(job) ? nil : added[job].parent.flatMap { jobs.contains($0) ? id(of: $0) : nil }
         let restored = plan.isRestored(Int(job))
         return JobOutcome(
-            id: id(of: Int(job)),
+            id: id(of: job),
             status: status(of: job, state.phase),
             error: error(of: job),
             attempts: restored ? 0 : Int(state.attempts),
@@ -43,7 +42,8 @@ extension OutcomeSource {
         var path = [id(of: job)]
         var origin = record
         var cause = record.cause
-        while let current = cause, path.count <= jobs.count {
+        // A queue may have forgotten where a failure started: the path ends at the oldest job kept.
+        while let current = cause, jobs.contains(current), path.count <= jobs.count {
             path.append(id(of: current))
             guard let next = failures[current] else { break }
             origin = next

@@ -66,7 +66,7 @@ public struct RunReport: Sendable {
     public func value<T: Sendable>(of handle: JobHandle<T>) -> T? {
         guard let job = record.job(for: handle), record.jobs[job].phase == .succeeded else { return nil }
         if T.self == Void.self { return () as? T }
-        return Int(job) < record.values.count ? record.values[Int(job)] as? T : nil
+        return record.value(of: job) as? T
     }
 
     /// How many jobs ended with `status`.
@@ -84,7 +84,7 @@ public struct RunReport: Sendable {
         let record: RunRecord
         public var startIndex: Int { 0 }
         public var endIndex: Int { record.jobs.count }
-        public subscript(position: Int) -> JobOutcome { record.outcome(of: Int32(position)) }
+        public subscript(position: Int) -> JobOutcome { record.outcome(of: record.jobs.number(at: position)) }
     }
 }
 
@@ -113,8 +113,13 @@ final class RunRecord: Sendable {
 
     func job(_ id: JobID) -> Int32? { plan.job(id) ?? added.lookup[id] }
 
+    func value(of job: Int32) -> (any Sendable)? {
+        guard !plan.contains(job) else { return Int(job) < values.count ? values[Int(job)] : nil }
+        return added[job].value
+    }
+
     func job<T>(for handle: JobHandle<T>) -> Int32? {
-        if handle.index >= 0, Int(handle.index) < jobs.count, id(of: Int(handle.index)) == handle.id { return handle.index }
+        if jobs.contains(handle.index), id(of: handle.index) == handle.id { return handle.index }
         return job(handle.id)
     }
 
@@ -123,17 +128,24 @@ final class RunRecord: Sendable {
     func hasCancellationThatMatters() -> Bool {
         jobs.numbers.contains { job in
             guard jobs[job].phase == .cancelled else { return false }
-            guard Int(job) >= plan.count else { return true }
-            return jobs[added[job].parent].phase != .succeeded
+            guard !plan.contains(job) else { return true }
+            guard let parent = added[job].parent, jobs.contains(parent) else { return true }
+            return jobs[parent].phase != .succeeded
         }
     }
 
-    private func needs(of job: Int) -> [Int] {
-        job < plan.count ? plan.needRange(of: job).map { Int(plan.needs[$0]) } : added[Int32(job)].needs.map(Int.init)
+    // The critical path works on positions among the jobs kept (the job numbers of a run; a
+    // queue's are offset by the jobs it forgot).
+
+    private func needs(of position: Int) -> [Int] {
+        let job = jobs.number(at: position)
+        let needs = plan.contains(job) ? plan.needRange(of: Int(job)).map { plan.needs[$0] } : added[job].needs
+        return needs.compactMap { jobs.position(of: $0) }
     }
 
-    private func lane(of job: Int) -> Int? {
-        job < plan.count ? plan.lane(of: job) : added[Int32(job)].lane
+    private func lane(of position: Int) -> Int? {
+        let job = jobs.number(at: position)
+        return plan.contains(job) ? plan.lane(of: Int(job)) : added[job].lane
     }
 
     /// The run's critical path (see ``CriticalPath``), worked out when first asked for.
@@ -141,13 +153,19 @@ final class RunRecord: Sendable {
         if let known = path.withLock({ $0 }) { return known }
         let schedule = Schedule(
             count: jobs.count,
-            startedAt: { [jobs] in jobs[Int32($0)].startedAt },
-            endedAt: { [jobs] in jobs[Int32($0)].endedAt },
+            startedAt: { [jobs] in jobs[jobs.number(at: $0)].startedAt },
+            endedAt: { [jobs] in jobs[jobs.number(at: $0)].endedAt },
             needs: needs(of:),
             lane: lane(of:),
-            parent: { [plan, added] in $0 < plan.count ? nil : Int(added[Int32($0)].parent) },
-            tookNoTime: { [plan, upToDate] in upToDate.contains(Int32($0)) || plan.isRestored($0) })
-        let steps = schedule.criticalPath(id: { id(of: $0) }, laneName: { lane(of: $0).map { laneNames[$0] } })
+            parent: { [plan, added, jobs] in
+                let job = jobs.number(at: $0)
+                return plan.contains(job) ? nil : added[job].parent.flatMap { jobs.position(of: $0) }
+            },
+            tookNoTime: { [plan, upToDate, jobs] in
+                let job = jobs.number(at: $0)
+                return upToDate.contains(job) || plan.isRestored(Int(job))
+            })
+        let steps = schedule.criticalPath(id: { id(of: jobs.number(at: $0)) }, laneName: { lane(of: $0).map { laneNames[$0] } })
         path.withLock { $0 = steps }
         return steps
     }

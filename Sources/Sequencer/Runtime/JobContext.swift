@@ -22,12 +22,12 @@ public struct JobContext: Sendable {
 
     /// The job's ID.
     public var id: JobID {
-        Int(job) < core.plan.count ? core.plan.ids[Int(job)] : core.state.withLock { $0.scheduler.id(of: job) }
+        core.plan.contains(job) ? core.plan.ids[Int(job)] : core.state.withLock { $0.scheduler.id(of: job) }
     }
 
     /// The priority the job runs at: its own, or higher when a higher-priority job needs it.
     public var priority: Priority {
-        Int(job) < core.plan.count ? core.plan.priority(of: Int(job)) : core.state.withLock { $0.scheduler.jobs[job].priority }
+        core.plan.contains(job) ? core.plan.priority(of: Int(job)) : core.state.withLock { $0.scheduler.jobs[job].priority }
     }
 
     /// Time since the run started, on the run's clock.

@@ -37,26 +37,7 @@ public final class Run: Sendable {
     /// soon as the run ends, and then the stream finishes. Snapshots that would repeat the
     /// previous one are not sent.
     public func snapshots(every interval: Duration) -> AsyncStream<RunSnapshot> {
-        let core = self.core
-        let (stream, continuation) = AsyncStream.makeStream(of: RunSnapshot.self, bufferingPolicy: .bufferingNewest(1))
-        let task = Task {
-            var delivered: UInt64?
-            while true {
-                let snapshot = core.snapshot()
-                if snapshot.version != delivered || snapshot.isFinished {
-                    continuation.yield(snapshot)
-                    delivered = snapshot.version
-                }
-                if snapshot.isFinished || Task.isCancelled { break }
-                // Cancelled when the run ends (to deliver the last snapshot at once) or when the
-                // consumer stops listening.
-                try? await core.time.sleep(for: interval)
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        if !core.addTimer(task) { task.cancel() }
-        return stream
+        core.snapshots(every: interval)
     }
 }
 

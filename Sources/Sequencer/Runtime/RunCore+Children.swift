@@ -8,7 +8,7 @@ extension RunCore {
             let scheduler = state.scheduler
             let me = scheduler.id(of: job)
             var target = scheduler.job(handle.id)
-            if handle.index >= 0, Int(handle.index) < scheduler.jobs.count, scheduler.id(of: handle.index) == handle.id {
+            if scheduler.jobs.contains(handle.index), scheduler.id(of: handle.index) == handle.id {
                 target = handle.index
             }
             guard let target else { return (nil, false, false, me) }

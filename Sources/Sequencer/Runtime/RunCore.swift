@@ -45,7 +45,8 @@ final class RunCore: Sendable {
     private let log: RunLog?
     private let events: AsyncStream<RunEvent>.Continuation?
 
-    init(plan: Plan, options: RunOptions, log: RunLog? = nil) {
+    /// A run of `plan`; with `keepFinished`, a queue (see ``SchedulerState/init(plan:maxWorkers:keepGoing:sendsEvents:isRecorded:keepFinished:)``).
+    init(plan: Plan, options: RunOptions, log: RunLog? = nil, keepFinished: Int? = nil) {
         self.plan = plan
         time = makeRunTime(options.clock)
         hasOptions = plan.hasOptions
@@ -53,7 +54,7 @@ final class RunCore: Sendable {
         deadline = options.deadline?.nanoseconds
         state = Locked(State(scheduler: Scheduler(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, sendsEvents: options.events != nil,
-            isRecorded: options.recorder != nil)))
+            isRecorded: options.recorder != nil, keepFinished: keepFinished)))
         events = options.events
         recorder = options.recorder
         self.log = log
@@ -83,7 +84,7 @@ final class RunCore: Sendable {
             let startedAt = time.now()
             probe.started(job, at: startedAt)
             var completion: Completion
-            if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
+            if plan.contains(job), !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
                 // Most jobs: no timeout, no priority to raise; the first attempt runs here, and
                 // only a failure looks at the retry policy.
                 var failure: (any Error)?
@@ -127,7 +128,7 @@ final class RunCore: Sendable {
     private func execute(_ job: Int32, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
-        let spec = Int(job) < plan.count ? nil : state.withLock { $0.scheduler.spec(of: job) }
+        let spec = plan.contains(job) ? nil : state.withLock { $0.scheduler.spec(of: job) }
         let body = spec?.body ?? plan.bodies[Int(job)]
         // Read field by field: the options are copied whole only when an attempt fails.
         let timeout = spec != nil ? spec?.options?.timeout : plan.timeout(of: Int(job))
@@ -260,7 +261,7 @@ final class RunCore: Sendable {
     }
 
     private func jobPriority(_ job: Int32) -> Priority {
-        Int(job) < plan.count ? plan.priority(of: Int(job)) : state.withLock { $0.scheduler.jobs[job].priority }
+        plan.contains(job) ? plan.priority(of: Int(job)) : state.withLock { $0.scheduler.jobs[job].priority }
     }
 
     /// Jobs just cancelled: those whose bodies have not returned when the grace period passes

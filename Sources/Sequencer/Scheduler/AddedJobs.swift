@@ -4,36 +4,49 @@ struct AddedJob {
     var body: any JobBody
     var options: JobOptions?
     var hasValue: Bool
-    /// The job that added it.
-    var parent: Int32
+    /// The job that added it; nil for a job added to a queue from outside.
+    var parent: Int32?
     /// What it needs: jobs added before it, so needs alone form no cycle; `addChild` rejects a
     /// need that waits for the child's ancestors (see `waitPath(from:to:seen:)`).
     var needs: [Int32]
     var lane: Int?
     var key: Int32?
+    /// Its result, once it succeeded (when it has one).
+    var value: (any Sendable)?
+    /// How many unfinished jobs may still read its result or outcome: dependents that have not
+    /// ended, and callers waiting in ``JobQueue/value(of:)``. A queue keeps it while this is not 0.
+    var readers: Int32 = 0
 }
 
-/// The jobs added while the run runs: job `plan.count + k` is entry `k`. Read and written under
-/// the run's lock.
+/// The jobs added while the run runs (children, and every job of a queue), numbered after the
+/// plan's jobs. Read and written under the run's lock.
 struct AddedJobs {
-    private(set) var entries: [AddedJob] = []
+    private(set) var entries: Window<AddedJob>
+    /// The job each ID names. A queue may reuse the ID of a job that ended: it then names the
+    /// newer job.
     private(set) var lookup: [JobID: Int32] = [:]
     /// Added jobs waiting for a job (of the plan, or added), by the job they wait for.
     var dependents: [Int32: [Int32]] = [:]
-    let first: Int
 
-    init(first: Int) { self.first = first }
+    init(first: Int) { entries = Window(base: Int32(first)) }
 
     var isEmpty: Bool { entries.isEmpty }
 
     subscript(job: Int32) -> AddedJob {
-        get { entries[Int(job) - first] }
-        _modify { yield &entries[Int(job) - first] }
+        get { entries[job] }
+        _modify { yield &entries[job] }
     }
 
     mutating func append(_ job: AddedJob, as number: Int32) {
         entries.append(job)
         lookup[job.id] = number
+    }
+
+    /// Forgets the oldest added job (a queue's, whose number is `number`).
+    mutating func dropOldest(_ number: Int32) {
+        let id = entries[number].id
+        if lookup[id] == number { lookup[id] = nil }
+        entries.dropOldest()
     }
 }
 
@@ -83,8 +96,8 @@ extension SchedulerState {
         isPlanned(job) ? nil : added[job].parent
     }
 
-    /// Whether a running job added `job`.
-    func isChild(_ job: Int32) -> Bool { !isPlanned(job) }
+    /// Whether a running job added `job` (not the workflow, nor the queue's caller).
+    func isChild(_ job: Int32) -> Bool { !isPlanned(job) && added[job].parent != nil }
 
     /// The jobs `job` needs.
     func needs(of job: Int32) -> [Int32] {

@@ -37,24 +37,5 @@ struct JobState {
 }
 
 /// Every job's state, by job number: the plan's jobs first, then jobs added while the run runs.
-struct JobTable {
-    private(set) var states: [JobState]
-
-    init(_ states: [JobState]) { self.states = states }
-
-    var count: Int { states.count }
-
-    subscript(job: Int32) -> JobState {
-        get { states[Int(job)] }
-        _modify { yield &states[Int(job)] }
-    }
-
-    /// Adds a job; returns its number.
-    mutating func append(_ state: JobState) -> Int32 {
-        states.append(state)
-        return Int32(states.count - 1)
-    }
-
-    /// Every job number, in order.
-    var numbers: Range<Int32> { 0..<Int32(states.count) }
-}
+/// A queue forgets its oldest finished jobs (see ``Window``).
+typealias JobTable = Window<JobState>

@@ -9,7 +9,7 @@ import DequeModule
 /// ``order`` only, so a job still waiting for its needs holds its place.
 struct Lane {
     let name: String
-    let width: Int
+    private(set) var width: Int
     let ordered: Bool
     /// An ordered lane's jobs that the lane has not passed yet, in the order they were added.
     private(set) var order: Deque<Int32>
@@ -76,6 +76,9 @@ struct Lane {
     mutating func take() { used += 1 }
 
     mutating func reserve(_ change: Int) { reserved += change }
+
+    /// Changes the width; slots already held stay held.
+    mutating func resize(to width: Int) { self.width = width }
 
     /// Forgets every slot and queued job: the run stopped starting jobs (see `endPending`);
     /// the caller then counts again the slots of running jobs.

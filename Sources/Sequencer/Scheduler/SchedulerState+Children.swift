@@ -176,7 +176,7 @@ extension SchedulerState {
 
     /// Whether `child` is a child of `parent`.
     func isChild(_ child: Int32, of parent: Int32) -> Bool {
-        Int(child) < jobs.count && self.parent(of: child) == parent
+        jobs.contains(child) && self.parent(of: child) == parent
     }
 
     /// A child ended: the waits of its parent that it satisfies may resume. While other waits of

@@ -12,37 +12,6 @@ struct CoalescedRun {
     var joiners: [Int32] = []
 }
 
-/// Coalescing's own state: the keys in use and each key's run.
-struct Coalescing {
-    /// The coalescing keys of the plan and of children, by name.
-    var keys: [String: CoalescingKey]
-    /// Each key's run, by key number; empty while no job has a key.
-    private var runs: [CoalescedRun?]
-
-    init(keys: [String: CoalescingKey]) {
-        self.keys = keys
-        runs = [CoalescedRun?](repeating: nil, count: keys.count)
-    }
-
-    var isEmpty: Bool { runs.isEmpty }
-
-    subscript(key: Int32) -> CoalescedRun? {
-        get { runs[Int(key)] }
-        set { runs[Int(key)] = newValue }
-    }
-
-    /// Records a job's use of `key` (see ``CoalescingKey/check(_:job:type:in:)``) and returns the
-    /// key's number.
-    mutating func use(_ key: String, job: JobID, type: ObjectIdentifier?) throws -> Int32 {
-        let number = try CoalescingKey.check(key, job: job, type: type, in: &keys)
-        if Int(number) >= runs.count { runs.append(nil) }
-        return number
-    }
-
-    /// The jobs waiting for a leader.
-    var joiners: [Int32] { runs.lazy.compactMap { $0 }.flatMap(\.joiners) }
-}
-
 extension SchedulerState {
     /// The job's coalescing key number, if it has a key.
     func key(of job: Int32) -> Int32? {
@@ -55,6 +24,8 @@ extension SchedulerState {
         guard let key = key(of: job) else { return true }
         guard let run = coalescing[key] else {
             coalescing[key] = CoalescedRun(leader: job)
+            // A queue keeps the leader while its run lasts, for the jobs that share its result.
+            if keepFinished != nil, !isPlanned(job) { added[job].readers += 1 }
             return true
         }
         if jobs[run.leader].phase.isTerminal {
@@ -160,7 +131,7 @@ extension SchedulerState {
         for joiner in run.joiners where jobs[joiner].phase == .running {
             share(job, with: joiner, endedAt: jobs[job].endedAt)
         }
-        if jobs[job].phase == .cancelled { coalescing[key] = nil }
+        if jobs[job].phase == .cancelled { dropRun(key) }
     }
 
     /// Ends `joiner` as its leader ended: with its value, or with its failure (traced to it).
@@ -184,6 +155,7 @@ extension SchedulerState {
     /// the child's ancestors (the child would wait for a job that waits for it).
     mutating func childKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws -> Int32 {
         let number = try coalescing.use(key, job: id, type: type)
+        if keepFinished != nil { coalescing.retain(number, name: key) }
         for ancestor in lineage(from: parent) {
             if coalescing[number]?.leader == ancestor {
                 throw WorkflowError(

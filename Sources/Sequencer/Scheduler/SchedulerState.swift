@@ -39,8 +39,17 @@ struct SchedulerState<Waiter> {
     var upToDate: Set<Int32> = []
 
     var stopReason: StopReason?
+    /// How many jobs are in each phase, counting every job the run ever had.
     private(set) var counts = PhaseCounts()
-    private(set) var finishedCount = 0
+    /// How many jobs have not ended.
+    private(set) var unfinished: Int
+    /// Whether jobs may still be added from outside: a queue until it is closed.
+    var isOpen: Bool
+    /// How many finished jobs a queue keeps beyond those still needed (see `forgetFinished()`);
+    /// nil for a run, which keeps every job.
+    let keepFinished: Int?
+    /// Callers waiting for a job to end (a queue's `value(of:)`), by job.
+    var watchers: [Int32: [Waiter]] = [:]
     /// Bumped on every change a snapshot can see.
     private(set) var version: UInt64 = 0
     /// The latest time the scheduler has seen: the end of a job, or a cancellation. The times of
@@ -59,10 +68,19 @@ struct SchedulerState<Waiter> {
     /// Set once the run has ended.
     private(set) var hasFinished = false
 
-    var isFinished: Bool { finishedCount == jobs.count }
+    /// Whether every job has ended and no more can come.
+    var isFinished: Bool { unfinished == 0 && !isOpen }
 
-    init(plan: Plan, maxWorkers: Int, keepGoing: Bool, sendsEvents: Bool = false, isRecorded: Bool = false) {
+    /// A scheduler for `plan`; with `keepFinished`, a queue: it stays open for jobs added from
+    /// outside until ``close()``, and forgets finished jobs beyond that many.
+    init(
+        plan: Plan, maxWorkers: Int, keepGoing: Bool, sendsEvents: Bool = false, isRecorded: Bool = false,
+        keepFinished: Int? = nil
+    ) {
         self.plan = plan
+        self.keepFinished = keepFinished
+        isOpen = keepFinished != nil
+        unfinished = plan.count
         self.isRecorded = isRecorded
         self.keepGoing = keepGoing
         self.sendsEvents = sendsEvents
@@ -156,6 +174,7 @@ struct SchedulerState<Waiter> {
         // Taking jobs in `dispatch` can end the run: the jobs taken shared a finished coalesced
         // result.
         if isFinished, !hasFinished { finishRun() }
+        if keepFinished != nil { forgetFinished() }
         var actions = Actions()
         swap(&actions, &outbox)
         return actions
@@ -200,8 +219,11 @@ struct SchedulerState<Waiter> {
     mutating func succeed(_ job: Int32, _ value: any Sendable) {
         let index = Int(job)
         if hasValue(job) {
-            if values.count <= index { values += [(any Sendable)?](repeating: nil, count: jobs.count - values.count) }
-            values[index] = value
+            if isPlanned(job) {
+                values[index] = value
+            } else {
+                added[job].value = value
+            }
         }
         setPhase(job, .succeeded)
         releaseLane(of: job)
@@ -374,8 +396,10 @@ struct SchedulerState<Waiter> {
         counts[old] -= 1
         counts[newPhase] += 1
         if newPhase.isTerminal {
-            finishedCount += 1
+            unfinished -= 1
             if isChild(job) { childEnded(job) }
+            if keepFinished != nil { endedInQueue(job) }
+            if !watchers.isEmpty, let waiting = watchers.removeValue(forKey: job) { outbox.resume += waiting }
         }
         version &+= 1
         // A job starts when a worker takes it, under the lock: from then on its body will be
@@ -401,6 +425,7 @@ struct SchedulerState<Waiter> {
     /// Adds a job's state (a job added at run time); it starts waiting.
     mutating func appendJob(_ state: JobState) -> Int32 {
         counts[state.phase] += 1
+        unfinished += 1
         version &+= 1
         return jobs.append(state)
     }
@@ -408,7 +433,7 @@ struct SchedulerState<Waiter> {
     // MARK: - Reading
 
     /// Whether `job` is one of the plan's jobs (not added while the run runs).
-    func isPlanned(_ job: Int32) -> Bool { Int(job) < plan.count }
+    func isPlanned(_ job: Int32) -> Bool { plan.contains(job) }
 
     /// The jobs running now: in worker order (parents waiting for children included), then the
     /// jobs waiting for a coalesced leader.
@@ -417,7 +442,8 @@ struct SchedulerState<Waiter> {
     }
 
     func value(of job: Int32) -> (any Sendable)? {
-        Int(job) < values.count ? values[Int(job)] : nil
+        guard !isPlanned(job) else { return Int(job) < values.count ? values[Int(job)] : nil }
+        return jobs.contains(job) ? added[job].value : nil
     }
 }
 

@@ -92,6 +92,15 @@ final class Plan: Sendable {
         self.restored = restored
     }
 
+    /// The plan of a queue, which starts with no jobs.
+    static let empty: Plan = {
+        do {
+            return try Plan(Workflow())
+        } catch {
+            preconditionFailure("an empty workflow is valid: \(error)")
+        }
+    }()
+
     /// Whether the job's result was restored from an earlier attempt at the run.
     func isRestored(_ job: Int) -> Bool { !restored.isEmpty && job < count && restored[job] }
 
@@ -112,6 +121,9 @@ final class Plan: Sendable {
         guard !optionRefs.isEmpty, optionRefs[job] >= 0 else { return nil }
         return optionSets[Int(optionRefs[job])]
     }
+
+    /// Whether `job` is one of the plan's jobs (not one added while the run runs).
+    func contains(_ job: Int32) -> Bool { UInt32(bitPattern: job) < UInt32(truncatingIfNeeded: count) }
 
     func needRange(of job: Int) -> Range<Int> { Int(needStart[job])..<Int(needStart[job + 1]) }
     func dependentRange(of job: Int) -> Range<Int> { Int(dependentStart[job])..<Int(dependentStart[job + 1]) }
