@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Sequencer", targets: ["Sequencer"]),
         .library(name: "SequencerTestSupport", targets: ["SequencerTestSupport"]),
+        .library(name: "SequencerProcess", targets: ["SequencerProcess"]),
         .library(name: "SequencerWorkflowFile", targets: ["SequencerWorkflowFile"]),
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
@@ -33,9 +34,10 @@ let package = Package(
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
+        .target(name: "SequencerProcess", dependencies: ["Sequencer"], swiftSettings: strict),
         .target(
             name: "SequencerWorkflowFile",
-            dependencies: ["Sequencer", .product(name: "Yams", package: "Yams")],
+            dependencies: ["Sequencer", "SequencerProcess", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         .target(
@@ -51,6 +53,7 @@ let package = Package(
             name: "SequencerCommand",
             dependencies: [
                 "Sequencer",
+                "SequencerProcess",
                 "SequencerWorkflowFile",
                 "SequencerJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -83,8 +86,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerWorkflowFileTests",
-            dependencies: ["SequencerWorkflowFile", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerWorkflowFile", "SequencerProcess", "Sequencer", "SequencerTestSupport"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerProcessTests",
+            dependencies: ["SequencerProcess", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerJournal
+import SequencerProcess
 import SequencerWorkflowFile
 
 /// One run of a workflow file, new or resumed: progress, signals, the journal, the summary.

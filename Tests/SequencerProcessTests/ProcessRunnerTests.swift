@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
 import Testing
 
 @Suite struct ProcessRunnerTests {

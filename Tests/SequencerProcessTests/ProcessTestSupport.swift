@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()``.
 struct ProcessTestDirectory {

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SequencerWorkflowFile
+import SequencerProcess
 import Testing
 
 @Suite struct ProcessExitTests {

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Synchronization
-import SequencerWorkflowFile
+import SequencerProcess
 import Testing
 
 /// The runner's own cost per process: `/bin/true` run through ``ProcessRunner`` against a loop of

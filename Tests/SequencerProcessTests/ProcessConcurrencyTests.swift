@@ -1,5 +1,5 @@
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
 import Testing
 
 @Suite struct ProcessConcurrencyTests {
