@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SequencerProcess", targets: ["SequencerProcess"]),
         .library(name: "SequencerWorkflowFile", targets: ["SequencerWorkflowFile"]),
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
+        .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
@@ -49,6 +50,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "SequencerBuild",
+            dependencies: ["Sequencer", "SequencerWorkflowFile", "SequencerJournal"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "SequencerCommand",
             dependencies: [
@@ -56,6 +62,7 @@ let package = Package(
                 "SequencerProcess",
                 "SequencerWorkflowFile",
                 "SequencerJournal",
+                "SequencerBuild",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -99,6 +106,11 @@ let package = Package(
             name: "SequencerJournalTests",
             dependencies: ["SequencerJournal", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerBuildTests",
+            dependencies: ["SequencerBuild", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerBuild
 import SequencerJournal
 import SequencerProcess
 import SequencerWorkflowFile
