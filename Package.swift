@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Sequencer", targets: ["Sequencer"]),
         .library(name: "SequencerTestSupport", targets: ["SequencerTestSupport"]),
         .library(name: "SequencerProcess", targets: ["SequencerProcess"]),
+        .library(name: "SequencerOutput", targets: ["SequencerOutput"]),
         .library(name: "SequencerWorkflowFile", targets: ["SequencerWorkflowFile"]),
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
         .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
@@ -36,9 +37,10 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "SequencerProcess", dependencies: ["Sequencer"], swiftSettings: strict),
+        .target(name: "SequencerOutput", dependencies: ["Sequencer"], swiftSettings: strict),
         .target(
             name: "SequencerWorkflowFile",
-            dependencies: ["Sequencer", "SequencerProcess", .product(name: "Yams", package: "Yams")],
+            dependencies: ["Sequencer", "SequencerProcess", "SequencerOutput", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         .target(
@@ -60,6 +62,7 @@ let package = Package(
             dependencies: [
                 "Sequencer",
                 "SequencerProcess",
+                "SequencerOutput",
                 "SequencerWorkflowFile",
                 "SequencerJournal",
                 "SequencerBuild",
@@ -93,13 +96,18 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerWorkflowFileTests",
-            dependencies: ["SequencerWorkflowFile", "SequencerProcess", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerWorkflowFile", "SequencerProcess", "SequencerOutput", "Sequencer", "SequencerTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerProcessTests",
             dependencies: ["SequencerProcess", "SequencerTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerOutputTests",
+            dependencies: ["SequencerOutput", "Sequencer"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import Foundation
 import Sequencer
 import SequencerBuild
 import SequencerJournal
+import SequencerOutput
 import SequencerProcess
 import SequencerWorkflowFile
 

@@ -126,11 +126,11 @@ final class RunRecord: Sendable {
         }
     }
 
-    private func needs(of job: Int) -> [Int] {
+    func needs(of job: Int) -> [Int] {
         job < plan.count ? plan.needRange(of: job).map { Int(plan.needs[$0]) } : dynamic.needs[job - plan.count].map(Int.init)
     }
 
-    private func lane(of job: Int) -> Int? {
+    func lane(of job: Int) -> Int? {
         let lane = job < plan.count ? plan.lane(of: job) : dynamic.lanes[job - plan.count]
         return lane >= 0 ? Int(lane) : nil
     }
