@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 @Suite struct ProcessExitTests {
