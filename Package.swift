@@ -12,8 +12,11 @@ let package = Package(
     products: [
         .library(name: "Sequencer", targets: ["Sequencer"]),
         .library(name: "SequencerTestSupport", targets: ["SequencerTestSupport"]),
+        .library(name: "SequencerProcess", targets: ["SequencerProcess"]),
+        .library(name: "SequencerOutput", targets: ["SequencerOutput"]),
         .library(name: "SequencerWorkflowFile", targets: ["SequencerWorkflowFile"]),
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
+        .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
@@ -33,9 +36,11 @@ let package = Package(
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
+        .target(name: "SequencerProcess", dependencies: ["Sequencer"], swiftSettings: strict),
+        .target(name: "SequencerOutput", dependencies: ["Sequencer"], swiftSettings: strict),
         .target(
             name: "SequencerWorkflowFile",
-            dependencies: ["Sequencer", .product(name: "Yams", package: "Yams")],
+            dependencies: ["Sequencer", "SequencerProcess", "SequencerOutput", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         .target(
@@ -47,12 +52,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "SequencerBuild",
+            dependencies: ["Sequencer", "SequencerWorkflowFile", "SequencerJournal"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "SequencerCommand",
             dependencies: [
                 "Sequencer",
+                "SequencerProcess",
+                "SequencerOutput",
                 "SequencerWorkflowFile",
                 "SequencerJournal",
+                "SequencerBuild",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,14 +96,29 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerWorkflowFileTests",
-            dependencies: ["SequencerWorkflowFile", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerWorkflowFile", "SequencerProcess", "SequencerOutput", "Sequencer", "SequencerTestSupport"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerProcessTests",
+            dependencies: ["SequencerProcess", "SequencerTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerOutputTests",
+            dependencies: ["SequencerOutput", "Sequencer"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerJournalTests",
             dependencies: ["SequencerJournal", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerBuildTests",
+            dependencies: ["SequencerBuild", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerBuild
 import SequencerJournal
+import SequencerOutput
+import SequencerProcess
 import SequencerWorkflowFile
 
 /// One run of a workflow file, new or resumed: progress, signals, the journal, the summary.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerJournal
+import SequencerOutput
 import SequencerWorkflowFile
 
 struct TraceCommand: AsyncParsableCommand {

@@ -11,6 +11,7 @@ import Musl
 /// ```
 /// sequencer-bench [--sizes 10000,100000] [--quick] [--repeat R] [--rounds K] [--json] [--check]
 /// sequencer-bench --one WORKLOAD IMPLEMENTATION N [--repeat R]     (internal: one child)
+/// sequencer-bench --queue N [--batch B]                              (a long-lived queue)
 /// ```
 struct BenchArguments {
     /// The job counts to measure, ascending.
@@ -25,6 +26,10 @@ struct BenchArguments {
     var check = false
     /// Set in a child process: the one measurement to make.
     var single: MeasurementRequest?
+    /// `--queue N`: feed N jobs to one `JobQueue` in batches and report its memory over time.
+    var queueJobs: Int?
+    /// The batch size of `--queue`.
+    var batch = 10_000
 
     static let usage = """
         usage: sequencer-bench [--sizes N,N,...] [--quick] [--repeat R] [--rounds K] [--json] [--check]
@@ -34,6 +39,8 @@ struct BenchArguments {
           --rounds K     measure everything K times, alternating, and keep each row's best
           --json         print one JSON object on stdout (progress goes to stderr)
           --check        CI: every workload at 10000, once; exit 0 when all ran
+          --queue N      N no-op jobs fed to one JobQueue in batches (--batch B, default 10000);
+                         prints the time per job and the memory as the jobs go by
         """
 
     /// An argument the bench does not understand.
@@ -67,6 +74,10 @@ struct BenchArguments {
                 result.repeatCount = try count(try value(for: argument))
             case "--rounds":
                 result.rounds = try count(try value(for: argument))
+            case "--queue":
+                result.queueJobs = try count(try value(for: argument))
+            case "--batch":
+                result.batch = try count(try value(for: argument))
             case "--json":
                 result.json = true
             case "--check":

@@ -4,6 +4,7 @@
 //     swift run -c release sequencer-bench --quick    # 10k and 100k only
 //     swift run -c release sequencer-bench --json     # one JSON object on stdout
 //     swift run -c release sequencer-bench --check    # everything at 10k, once (CI)
+//     swift run -c release sequencer-bench --queue 10000000   # a queue's memory over 10M jobs
 //
 // Every measurement runs in a fresh child process (this executable, re-run with `--one`),
 // so each peak RSS belongs to one measurement alone.
@@ -24,7 +25,9 @@ do {
     exit(2)
 }
 
-if let single = arguments.single {
+if let jobs = arguments.queueJobs {
+    exit(await QueueSoak.run(jobs: jobs, batch: arguments.batch))
+} else if let single = arguments.single {
     exit(await Measurement.runInThisProcess(single))
 } else {
     exit(Driver(arguments: arguments).run())

@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestSupport
 import Testing
 
 /// Ctrl-C and SIGTERM: the run stops, every running job's process group is terminated (a job's
@@ -19,7 +20,7 @@ struct InterruptTests {
                 run: touch later.txt
             """)
         let (process, stdout, stderr) = try cli.start(["run", "--jobs", "2"])
-        let bothStarted = await CLI.eventually {
+        let bothStarted = await eventually {
             (cli.read("one.pid")?.hasSuffix("\n") ?? false) && (cli.read("two.pid")?.hasSuffix("\n") ?? false)
         }
         #expect(bothStarted)
@@ -28,7 +29,7 @@ struct InterruptTests {
         #expect(result.status == 130, "\(result.output)")
         for name in ["one.pid", "two.pid"] {
             let pid = try #require(cli.read(name).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-            #expect(await CLI.eventually { !CLI.isAlive(pid) }, "\(name) outlived sequencer")
+            #expect(await eventually { !processIsAlive(pid) }, "\(name) outlived sequencer")
         }
         #expect(!FileManager.default.fileExists(atPath: cli.path("later.txt")))
         #expect(result.stdout.contains("interrupted"))
@@ -42,7 +43,7 @@ struct InterruptTests {
                 run: trap '' TERM; echo $$ > shell.pid; while true; do sleep 0.05; done
             """)
         let (process, stdout, stderr) = try cli.start(["run", "--grace-period", "300ms"])
-        #expect(await CLI.eventually { cli.read("shell.pid")?.hasSuffix("\n") ?? false })
+        #expect(await eventually { cli.read("shell.pid")?.hasSuffix("\n") ?? false })
         kill(process.processIdentifier, SIGINT)
         // The job never ends by itself: without the SIGKILL after the grace period the run
         // would outlast the limit and be killed (an issue, and not status 130). No wall-time
@@ -50,6 +51,6 @@ struct InterruptTests {
         let result = try await cli.finish(process, stdout, stderr, limit: .seconds(60))
         #expect(result.status == 130, "\(result.output)")
         let pid = try #require(cli.read("shell.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        #expect(await CLI.eventually { !CLI.isAlive(pid) })
+        #expect(await eventually { !processIsAlive(pid) })
     }
 }

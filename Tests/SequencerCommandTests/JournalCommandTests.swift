@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestSupport
 import Testing
 
 /// The journal, end to end through the built binary: up-to-date checks (`--force`,
@@ -474,7 +475,7 @@ struct JournalCommandTests {
                   hold: echo $$ > started; i=0; while [ ! -f go ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done
                 """)
             let (process, stdout, stderr) = try cli.start(["run"])
-            #expect(await CLI.eventually { cli.read("started")?.hasSuffix("\n") ?? false })
+            #expect(await eventually { cli.read("started")?.hasSuffix("\n") ?? false })
             let shell = try #require(cli.read("started").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
             let recording = try await cli.run(["runs", "--json"]).jsonArray()
             #expect(recording.map { $0["state"] as? String } == ["running"])
@@ -488,7 +489,7 @@ struct JournalCommandTests {
             #expect(try await cli.run(["runs", "--json"]).jsonArray().map { $0["state"] as? String } == ["interrupted"])
 
             cli.release()
-            #expect(await CLI.eventually { !CLI.isAlive(shell) }, "the killed run's job did not end")
+            #expect(await eventually { !processIsAlive(shell) }, "the killed run's job did not end")
             let resumed = try await cli.run(["resume"])
             #expect(resumed.status == 0, "\(resumed.output)")
             let runs = try await cli.run(["runs", "--json"]).jsonArray()
@@ -563,7 +564,7 @@ struct JournalCommandTests {
                     timeout: 60s
                 """)
             let (first, firstOut, firstErr) = try cli.start(["run"])
-            #expect(await CLI.eventually { FileManager.default.fileExists(atPath: cli.path("started")) })
+            #expect(await eventually { FileManager.default.fileExists(atPath: cli.path("started")) })
 
             let refused = try await cli.run(["run", "--no-wait"])
             #expect(refused.status == 2, "\(refused.output)")

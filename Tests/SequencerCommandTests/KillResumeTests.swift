@@ -97,7 +97,7 @@ import Testing
                     // however slowly the binary starts (a sanitized one starts slowly).
                     let left = Self.jobCount - before.count
                     let target = countsBefore.values.reduce(0, +) + 1 + random.below(max(1, left - 1))
-                    _ = await CLI.eventually(within: .seconds(30)) {
+                    _ = await eventually(within: .seconds(30)) {
                         !process.isRunning || counts(cli).values.reduce(0, +) >= target
                     }
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(2)))
@@ -147,7 +148,7 @@ struct RunCommandTests {
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stdout.contains("TIMED OUT slow"))
         let sleeper = try #require(cli.read("sleep.pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-        #expect(await CLI.eventually { !CLI.isAlive(sleeper) }, "the job's background process outlived it")
+        #expect(await eventually { !processIsAlive(sleeper) }, "the job's background process outlived it")
     }
 
     @Test func theEnvironmentAndWorkingDirectoryReachTheCommand() async throws {

@@ -4,27 +4,6 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 
-/// A temporary directory for one test, removed at the end.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "sequencer-journal-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
-/// Counts calls of job bodies, by job.
-final class Calls: Sendable {
-    private let counts = Locked<[String: Int]>([:])
-    func record(_ job: String) { counts.withLock { $0[job, default: 0] += 1 } }
-    subscript(job: String) -> Int { counts.withLock { $0[job, default: 0] } }
-}
-
 struct Config: Codable, Sendable, Equatable {
     var name: String
     var limit: Int
@@ -39,19 +18,19 @@ struct Flaky: Error {}
 @Suite struct JournalTests {
     /// a -> b -> c, with c failing while `failC` is true; b returns a Codable value and d a
     /// value that is not Codable.
-    func workflow(calls: Calls, failC: Bool) throws -> Workflow {
+    func workflow(calls: CallLog, failC: Bool) throws -> Workflow {
         var workflow = Workflow()
-        try workflow.add("a") { _ in calls.record("a") }
+        try workflow.add("a") { _ in calls.called("a") }
         let b = try workflow.add("b", needs: ["a"]) { _ in
-            calls.record("b")
-            return Config(name: "b", limit: calls["b"])
+            calls.called("b")
+            return Config(name: "b", limit: calls.calls("b"))
         }
         try workflow.add("d") { _ in
-            calls.record("d")
+            calls.called("d")
             return NotCodable(value: 7)
         }
         try workflow.add("c", needs: ["b", "d"]) { ctx in
-            calls.record("c")
+            calls.called("c")
             if failC { throw Flaky() }
             let config = try await ctx.value(of: b)
             #expect(config == Config(name: "b", limit: 1))  // restored from the first run
@@ -62,7 +41,7 @@ struct Flaky: Error {}
     @Test func aResumedRunRestoresWhatSucceededAndRunsTheRest() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
-        let calls = Calls()
+        let calls = CallLog()
 
         let recorder = try journal.beginRun(workflow: "test")
         let first = try await workflow(calls: calls, failC: true).start(RunOptions(recorder: recorder)).report()
@@ -78,7 +57,7 @@ struct Flaky: Error {}
         let second = try await workflow(calls: calls, failC: false).start(RunOptions(recorder: resumed)).report()
         #expect(second.status == .succeeded)
         // a and b were restored; d's value is not Codable, so it ran again; c ran again.
-        #expect(calls["a"] == 1 && calls["b"] == 1 && calls["d"] == 2 && calls["c"] == 2)
+        #expect(calls.calls("a") == 1 && calls.calls("b") == 1 && calls.calls("d") == 2 && calls.calls("c") == 2)
         #expect(second.outcome(of: "a")?.restored == true)
         #expect(second.outcome(of: "a")?.attempts == 0)
         #expect(second.outcome(of: "d")?.restored == false)

@@ -1,6 +1,7 @@
 import Foundation
 import Sequencer
 import SequencerJournal
+import SequencerTestSupport
 import Testing
 
 /// Every schema version ever released opens: each has a fixture file, written by that
@@ -29,22 +30,22 @@ import Testing
         #expect(try journal.attempts(of: 1).isEmpty)  // version 1 kept no attempts
 
         // Resuming run 1 restores a (Void) and b (its JSON result), and runs c again.
-        let calls = Calls()
+        let calls = CallLog()
         var workflow = Workflow()
-        try workflow.add("a") { _ in calls.record("a") }
+        try workflow.add("a") { _ in calls.called("a") }
         let b = try workflow.add("b", needs: ["a"]) { _ in
-            calls.record("b")
+            calls.called("b")
             return Config(name: "new", limit: 99)
         }
         try workflow.add("c", needs: ["b"]) { ctx in
-            calls.record("c")
+            calls.called("c")
             let config = try await ctx.value(of: b)
             #expect(config == Config(name: "b", limit: 1))
         }
         let recorder = try journal.resumeRun(1)
         let report = try await workflow.start(RunOptions(recorder: recorder)).report()
         #expect(report.status == .succeeded)
-        #expect(calls["a"] == 0 && calls["b"] == 0 && calls["c"] == 1)
+        #expect(calls.calls("a") == 0 && calls.calls("b") == 0 && calls.calls("c") == 1)
         #expect(try journal.run(1)?.status == "succeeded")
         #expect(try journal.run(1)?.sessions == 2)
     }

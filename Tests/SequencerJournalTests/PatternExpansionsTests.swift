@@ -1,5 +1,6 @@
 import Foundation
 import SequencerJournal
+import SequencerTestSupport
 import Testing
 
 /// Globs are walked once while no job has run, and again after one has.

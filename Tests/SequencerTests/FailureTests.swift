@@ -12,12 +12,6 @@ import Testing
         let job: String
     }
 
-    final class Calls: Sendable {
-        private let counts = Locked<[JobID: Int]>([:])
-        func hit(_ id: JobID) { counts.withLock { $0[id, default: 0] += 1 } }
-        func count(_ id: JobID) -> Int { counts.withLock { $0[id] ?? 0 } }
-    }
-
     static func name(_ job: Int) -> JobID { JobID("j\(job)") }
 
     static func boom(of outcome: JobOutcome?) -> Boom? { outcome?.error?.underlying as? Boom }
@@ -31,23 +25,23 @@ import Testing
     func theFirstFailureStopsNewJobsFromStarting(iteration: Int) async throws {
         let slowGate = Gate()
         let badGate = Gate()
-        let calls = Calls()
+        let calls = CallLog()
         let slowSawCancellation = Atomic<Bool>(true)
         var workflow = Workflow()
         try workflow.add("slow") { ctx in
-            calls.hit(ctx.id)
+            calls.called(ctx.id)
             await slowGate.wait()
             slowSawCancellation.store(ctx.isCancelled, ordering: .relaxed)
             return "finished"
         }
         try workflow.add("bad") { ctx in
-            calls.hit(ctx.id)
+            calls.called(ctx.id)
             await badGate.wait()
             throw Boom(job: "bad")
         }
-        for job: JobID in ["later1", "later2"] { try workflow.add(job) { ctx in calls.hit(ctx.id) } }
-        try workflow.add("needsBad", needs: ["bad"]) { ctx in calls.hit(ctx.id) }
-        try workflow.add("needsSlow", needs: ["slow"]) { ctx in calls.hit(ctx.id) }
+        for job: JobID in ["later1", "later2"] { try workflow.add(job) { ctx in calls.called(ctx.id) } }
+        try workflow.add("needsBad", needs: ["bad"]) { ctx in calls.called(ctx.id) }
+        try workflow.add("needsSlow", needs: ["slow"]) { ctx in calls.called(ctx.id) }
 
         let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self)
         let run = try workflow.start(RunOptions(maxConcurrency: 2, events: continuation))
@@ -78,36 +72,36 @@ import Testing
             #expect(outcome.error?.path == ["bad", job], "\(job)")
             #expect(outcome.error?.origin == "bad")
             #expect(outcome.attempts == 0 && outcome.startedAt == nil && outcome.endedAt == nil)
-            #expect(calls.count(job) == 0, "\(job) ran")
+            #expect(calls.calls(job) == 0, "\(job) ran")
         }
         let needsBad = try #require(report.outcome(of: "needsBad"))
         #expect(needsBad.status == .skipped)
         #expect(needsBad.error?.code == .neededJobFailed)
         #expect(needsBad.error?.path == ["bad", "needsBad"])
         #expect(Self.boom(of: needsBad) == Boom(job: "bad"))
-        #expect(calls.count("needsBad") == 0)
-        #expect(calls.count("slow") == 1 && calls.count("bad") == 1)
+        #expect(calls.calls("needsBad") == 0)
+        #expect(calls.calls("slow") == 1 && calls.calls("bad") == 1)
     }
 
     // MARK: - Keeping going
 
     @Test(arguments: 0..<20)
     func keepGoingRunsEverythingThatDoesNotDependOnTheFailure(iteration: Int) async throws {
-        let calls = Calls()
+        let calls = CallLog()
         var workflow = Workflow()
         try workflow.add("bad") { _ in throw Boom(job: "bad") }
-        try workflow.add("b", needs: ["bad"]) { ctx in calls.hit(ctx.id) }
-        try workflow.add("c", needs: ["b"]) { ctx in calls.hit(ctx.id) }
-        try workflow.add("ok") { ctx in calls.hit(ctx.id) }
-        try workflow.add("mixed", needs: ["ok", "b"]) { ctx in calls.hit(ctx.id) }
-        try workflow.add("afterOk", needs: ["ok"]) { ctx in calls.hit(ctx.id) }
-        for job in 0..<6 { try workflow.add(Self.name(job)) { ctx in calls.hit(ctx.id) } }
+        try workflow.add("b", needs: ["bad"]) { ctx in calls.called(ctx.id) }
+        try workflow.add("c", needs: ["b"]) { ctx in calls.called(ctx.id) }
+        try workflow.add("ok") { ctx in calls.called(ctx.id) }
+        try workflow.add("mixed", needs: ["ok", "b"]) { ctx in calls.called(ctx.id) }
+        try workflow.add("afterOk", needs: ["ok"]) { ctx in calls.called(ctx.id) }
+        for job in 0..<6 { try workflow.add(Self.name(job)) { ctx in calls.called(ctx.id) } }
 
         let report = try await workflow.start(RunOptions(maxConcurrency: 2, keepGoing: true)).report()
         #expect(report.status == .failed)
         for job in [JobID("ok"), JobID("afterOk")] + (0..<6).map(Self.name) {
             #expect(report.outcome(of: job)?.status == .succeeded, "\(job)")
-            #expect(calls.count(job) == 1, "\(job)")
+            #expect(calls.calls(job) == 1, "\(job)")
         }
         let expectedPaths: [JobID: [JobID]] = ["b": ["bad", "b"], "c": ["bad", "b", "c"], "mixed": ["bad", "b", "mixed"]]
         for (job, path) in expectedPaths {
@@ -116,7 +110,7 @@ import Testing
             #expect(outcome.error?.code == .neededJobFailed)
             #expect(outcome.error?.path == path)
             #expect(Self.boom(of: outcome) == Boom(job: "bad"))
-            #expect(calls.count(job) == 0)
+            #expect(calls.calls(job) == 0)
         }
         #expect(report.count(.succeeded) == 8)
         #expect(report.count(.skipped) == 3)
@@ -189,12 +183,12 @@ import Testing
 
     /// Builds the workflow (adding jobs in reverse order, so needs name later jobs) where job
     /// `failing` throws; returns it with the call counter.
-    static func workflow(_ needs: [[Int]], failing: Int) throws -> (Workflow, Calls) {
-        let calls = Calls()
+    static func workflow(_ needs: [[Int]], failing: Int) throws -> (Workflow, CallLog) {
+        let calls = CallLog()
         var workflow = Workflow()
         for job in needs.indices.reversed() {
             try workflow.add(Self.name(job), needs: needs[job].map(Self.name)) { ctx in
-                calls.hit(ctx.id)
+                calls.called(ctx.id)
                 if job == failing { throw Boom(job: ctx.id.description) }
             }
         }
@@ -231,15 +225,15 @@ import Testing
                     let outcome = try #require(report.outcome(of: Self.name(job)))
                     if job == failing {
                         if outcome.status != .failed || outcome.error?.path != [Self.name(job)] { problems.append("\(outcome)") }
-                        if calls.count(Self.name(job)) != 1 { problems.append("failing job ran \(calls.count(Self.name(job))) times") }
+                        if calls.calls(Self.name(job)) != 1 { problems.append("failing job ran \(calls.calls(Self.name(job))) times") }
                     } else if skipped.contains(job) {
                         if outcome.status != .skipped || outcome.error?.code != .neededJobFailed { problems.append("\(outcome)") }
                         if Self.boom(of: outcome) != Boom(job: Self.name(failing).description) { problems.append("job \(job): wrong error") }
                         problems += Self.pathProblems(outcome.error?.path ?? [], from: failing, to: job, needs: needs)
-                        if calls.count(Self.name(job)) != 0 || outcome.startedAt != nil { problems.append("skipped job \(job) ran") }
+                        if calls.calls(Self.name(job)) != 0 || outcome.startedAt != nil { problems.append("skipped job \(job) ran") }
                     } else {
                         if outcome.status != .succeeded { problems.append("\(outcome)") }
-                        if calls.count(Self.name(job)) != 1 { problems.append("job \(job) ran \(calls.count(Self.name(job))) times") }
+                        if calls.calls(Self.name(job)) != 1 { problems.append("job \(job) ran \(calls.calls(Self.name(job))) times") }
                     }
                 }
                 #expect(problems.isEmpty, "needs \(needs), job \(failing) fails: \(problems)")
@@ -281,7 +275,7 @@ import Testing
                 }
                 for job in 0..<jobs where job != failing {
                     let outcome = try #require(report.outcome(of: Self.name(job)))
-                    let ran = calls.count(Self.name(job))
+                    let ran = calls.calls(Self.name(job))
                     switch outcome.status {
                     case .succeeded:
                         if skipped.contains(job) || ran != 1 { problems.append("\(outcome), ran \(ran)") }

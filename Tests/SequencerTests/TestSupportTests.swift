@@ -91,31 +91,6 @@ enum BoundedWait {
     }
 }
 
-/// Records, per job, how often its body was called and whether it saw cancellation.
-final class CallLog: Sendable {
-    private struct Entry {
-        var calls = 0
-        var attempts: [Int] = []
-        var sawCancellation = false
-    }
-
-    private let entries = Locked<[JobID: Entry]>([:])
-
-    init() {}
-
-    func called(_ id: JobID, attempt: Int = 1) {
-        entries.withLock { $0[id, default: Entry()].calls += 1; $0[id, default: Entry()].attempts.append(attempt) }
-    }
-
-    func sawCancellation(_ id: JobID) {
-        entries.withLock { $0[id, default: Entry()].sawCancellation = true }
-    }
-
-    func calls(_ id: JobID) -> Int { entries.withLock { $0[id]?.calls ?? 0 } }
-    func attempts(_ id: JobID) -> [Int] { entries.withLock { $0[id]?.attempts ?? [] } }
-    func sawCancellation(of id: JobID) -> Bool { entries.withLock { $0[id]?.sawCancellation ?? false } }
-}
-
 /// A value shared between tasks, behind a mutex (the project's `Locked`, which ThreadSanitizer can see; see
 /// `Locked.swift`).
 final class LockedValue<Value: Sendable>: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Sequencer
+import SequencerProcess
 @testable import SequencerWorkflowFile
 
 /// Workflow files, runs and attempt records for the output format tests.

@@ -1,5 +1,6 @@
 import Foundation
 import Sequencer
+import SequencerOutput
 @testable import SequencerWorkflowFile
 import Testing
 

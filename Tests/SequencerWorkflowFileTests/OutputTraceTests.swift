@@ -1,6 +1,7 @@
 import SequencerTestSupport
 import Foundation
 import Sequencer
+import SequencerOutput
 @testable import SequencerWorkflowFile
 import Testing
 

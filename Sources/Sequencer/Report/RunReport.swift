@@ -137,13 +137,13 @@ final class RunRecord: Sendable {
     // The critical path works on positions among the jobs kept (the job numbers of a run; a
     // queue's are offset by the jobs it forgot).
 
-    private func needs(of position: Int) -> [Int] {
+    func needs(of position: Int) -> [Int] {
         let job = jobs.number(at: position)
         let needs = plan.contains(job) ? plan.needRange(of: Int(job)).map { plan.needs[$0] } : added[job].needs
         return needs.compactMap { jobs.position(of: $0) }
     }
 
-    private func lane(of position: Int) -> Int? {
+    func lane(of position: Int) -> Int? {
         let job = jobs.number(at: position)
         return plan.contains(job) ? plan.lane(of: Int(job)) : added[job].lane
     }

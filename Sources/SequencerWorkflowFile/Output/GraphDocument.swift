@@ -1,3 +1,5 @@
+import SequencerOutput
+
 /// The JSON form of a workflow file's graph: `{"jobs": [...], "lanes": [...]}`, both in file
 /// order. Absent options are `null` rather than missing, so every job has the same keys.
 struct GraphDocument: Encodable {

@@ -1,3 +1,5 @@
+import SequencerOutput
+
 /// A way to print a workflow file's job graph.
 ///
 /// ```swift
@@ -30,15 +32,15 @@ extension WorkflowFile {
     /// - Returns: the graph, ending with a newline.
     public func graph(_ format: GraphFormat) -> String {
         switch format {
-        case .dot: dotGraph()
-        case .mermaid: mermaidGraph()
+        case .dot: drawing().dot()
+        case .mermaid: drawing().mermaid()
         case .json: GraphDocument(self).json() + "\n"
         }
     }
 
-    /// The lanes that have jobs, in file order, each with its jobs' positions in file order,
-    /// and the positions of the jobs in no declared lane.
-    func jobsByLane() -> (lanes: [(lane: Lane, jobs: [Int])], unlaned: [Int]) {
+    /// The graph to draw: the jobs in file order, each with its command as its tooltip; the
+    /// lanes that have jobs, in file order, as clusters; the jobs in no declared lane outside.
+    func drawing() -> GraphDrawing {
         var members = Array(repeating: [Int](), count: lanes.count)
         var unlaned: [Int] = []
         for (position, job) in jobs.enumerated() {
@@ -48,8 +50,9 @@ extension WorkflowFile {
                 unlaned.append(position)
             }
         }
-        let laned = zip(lanes, members).filter { !$0.1.isEmpty }.map { (lane: $0.0, jobs: $0.1) }
-        return (laned, unlaned)
+        let clusters = zip(lanes, members).filter { !$0.1.isEmpty }.map { GraphDrawing.Cluster(title: $0.0.title, members: $0.1) }
+        let nodes = jobs.map { GraphDrawing.Node(name: $0.name, tooltip: $0.run, needs: $0.needs.map(\.name)) }
+        return GraphDrawing(nodes: nodes, clusters: clusters, unclustered: unlaned)
     }
 }
 

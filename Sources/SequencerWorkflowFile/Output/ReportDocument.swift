@@ -1,4 +1,5 @@
 public import Sequencer
+import SequencerOutput
 
 /// A run's report as one JSON object, for `sequencer run --json`: the run's status and
 /// duration, a count per job status, the critical path, and each job in file order with its

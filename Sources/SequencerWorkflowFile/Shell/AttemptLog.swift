@@ -1,4 +1,5 @@
 import Sequencer
+public import SequencerProcess
 
 /// One attempt of a shell job: when its process ran and how it ended.
 public struct AttemptRecord: Sendable, Hashable {

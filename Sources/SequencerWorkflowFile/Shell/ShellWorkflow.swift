@@ -1,4 +1,5 @@
 public import Sequencer
+public import SequencerProcess
 import Foundation
 
 /// A workflow file made runnable: each job runs its command as a process, its output going

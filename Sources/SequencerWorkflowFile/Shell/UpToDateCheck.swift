@@ -1,4 +1,4 @@
-/// Decides which jobs of a ``ShellWorkflow`` are up to date (the command line's journal does,
+/// Decides which jobs of a ``ShellWorkflow`` are up to date (`UpToDate` in `SequencerBuild` does,
 /// from fingerprints of each job's command, environment, inputs and needs).
 public protocol UpToDateCheck: Sendable {
     /// Called before a job's first attempt, once the jobs it needs have ended. True skips the

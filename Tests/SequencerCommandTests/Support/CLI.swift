@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestSupport
 import Testing
 
 /// Runs the built `sequencer` binary, as a user would, in a directory of its own.
@@ -16,9 +17,7 @@ struct CLI {
     let directory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sequencer-cli-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory(prefix: "sequencer-cli", removedAtEnd: false).url
     }
 
     /// The `sequencer` executable, built beside the test bundle.
@@ -126,23 +125,6 @@ struct CLI {
             }
             return ((waitStatus >> 8) & 0xff, peak)
         }
-    }
-
-    /// Waits (polling, at most `limit`) until `condition` holds; false if it never did.
-    static func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-        let end = ContinuousClock.now + limit
-        while ContinuousClock.now < end {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
-    /// Whether a process with this ID exists (a zombie counts as gone).
-    static func isAlive(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0 else { return false }
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        return !status.contains(") Z ")
     }
 }
 

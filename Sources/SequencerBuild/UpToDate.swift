@@ -1,7 +1,7 @@
 import Foundation
 import Sequencer
-import SequencerJournal
-import SequencerWorkflowFile
+public import SequencerJournal
+public import SequencerWorkflowFile
 
 /// Up-to-date checks with ninja's and llbuild's meaning: a job with `outputs` is skipped when
 /// its fingerprint equals the fingerprint of its last success and all its outputs exist.
@@ -14,7 +14,14 @@ import SequencerWorkflowFile
 ///
 /// Each distinct glob is walked once while no job has run: a job that ran may have written
 /// files a glob matches, so its success makes later fingerprints walk again.
-final class UpToDate: UpToDateCheck {
+///
+/// ```swift
+/// let check = UpToDate(
+///     file: file, stored: try journal.fingerprints(workflow: key), hasher: FileHasher(),
+///     expansions: PatternExpansions(), recorder: recorder, force: false, explain: nil)
+/// let shell = try ShellWorkflow(file: file, runner: ProcessRunner(), outputDirectory: "out", upToDate: check)
+/// ```
+public final class UpToDate: UpToDateCheck {
     private let file: WorkflowFile
     private let stored: [String: JournalFingerprint]
     private let hasher: FileHasher
@@ -30,7 +37,17 @@ final class UpToDate: UpToDateCheck {
     private let baseEnvironmentDigest: String
     private let noDirectoryDigest = FileHasher.quickDigest(of: "")
 
-    init(
+    /// Creates the checks for one run of `file`.
+    ///
+    /// - Parameters:
+    ///   - file: The workflow file being run.
+    ///   - stored: The fingerprints of the jobs' last successes, by job (`SQLiteJournal.fingerprints(workflow:)`).
+    ///   - hasher: Hashes input files, with the journal's cache of earlier hashes.
+    ///   - expansions: Expands input patterns, each glob walked once while no job has run.
+    ///   - recorder: Where the fingerprints of the jobs that succeed are recorded.
+    ///   - force: Whether every job runs, up to date or not (their fingerprints are still recorded).
+    ///   - explain: Called with a job's name and why it runs, for `--explain`.
+    public init(
         file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions,
         recorder: JournalRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?
     ) {
@@ -49,7 +66,9 @@ final class UpToDate: UpToDateCheck {
         FileHasher.quickDigest(of: environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\0"))
     }
 
-    func isUpToDate(_ job: WorkflowFile.Job) -> Bool {
+    /// Whether `job` is up to date: it declares outputs, they all exist unchanged since its last
+    /// success, and its fingerprint equals that success's. Call it once its needs have ended.
+    public func isUpToDate(_ job: WorkflowFile.Job) -> Bool {
         let (fingerprint, parts) = self.fingerprint(of: job)
         computed.withLock { $0[job.name] = (fingerprint, parts) }
         if force {
@@ -86,7 +105,8 @@ final class UpToDate: UpToDateCheck {
         return true
     }
 
-    func succeeded(_ job: WorkflowFile.Job) {
+    /// Records the fingerprint of `job`, whose command just succeeded, with its outputs' stamps.
+    public func succeeded(_ job: WorkflowFile.Job) {
         expansions.filesChanged()
         guard let (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
         // The outputs as this success left them: kept with the fingerprint, not part of it.
@@ -146,5 +166,10 @@ final class UpToDate: UpToDateCheck {
     private static func split(_ key: String) -> (String, String) {
         guard let colon = key.firstIndex(of: ":") else { return (key, "") }
         return (String(key[..<colon]), String(key[key.index(after: colon)...]))
+    }
+
+    /// `path` under `directory`, unless it is absolute.
+    private func resolve(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : directory + "/" + path
     }
 }

@@ -2,65 +2,51 @@ import Sequencer
 
 /// Works out a ``ChromeTrace``: which track each attempt goes on, and the events.
 struct TraceLayout {
-    /// An attempt with its times in microseconds and where its job is in the file.
+    /// An attempt with its times in microseconds and where its job is in the list of jobs.
     private struct Slice {
-        var record: AttemptRecord
+        var attempt: ChromeTrace.Attempt
         var start: Int64
         var end: Int64
-        /// The job's position in the file; nil for a job the file does not have.
+        /// The job's position in the list; nil for a job the list does not have.
         var position: Int?
-        /// The job's lane's position in the file; nil for no (declared) lane.
+        /// The job's lane's position in the list of lanes; nil for no (declared) lane.
         var lane: Int?
     }
 
-    private let file: WorkflowFile
+    private let title: String
+    private let jobs: [ChromeTrace.Job]
+    private let lanes: [String]
     /// When each job of the critical path ran, in microseconds, for jobs without attempts.
     private let spans: [String: (start: Int64, end: Int64)]
     private let slices: [Slice]
     private let critical: [CriticalPath.Step]
-    /// Each job's position in the file, by name.
+    /// Each job's position in the list, by name.
     private let positions: [String: Int]
-    /// Each job's status by name, `unknown` for a job the report does not have.
+    /// Each job's status by name.
     private let statuses: [String: String]
 
-    init(file: WorkflowFile, report: RunReport, attempts: [AttemptRecord]) {
-        var statuses: [String: String] = [:]
-        var spans: [String: (start: Int64, end: Int64)] = [:]
-        let path = report.criticalPathSteps
-        for name in Set(attempts.map(\.job)).union(path.map(\.job.rawValue)) {
-            let outcome = report.outcome(of: JobID(name))
-            statuses[name] = outcome?.status.rawValue ?? "unknown"
-            if let start = outcome?.startedAt, let end = outcome?.endedAt {
-                spans[name] = (start.wholeMicroseconds, max(start.wholeMicroseconds, end.wholeMicroseconds))
-            }
-        }
-        self.init(file: file, attempts: attempts, statuses: statuses, criticalPath: path, spans: spans)
-    }
-
-    init(
-        file: WorkflowFile, attempts: [AttemptRecord], statuses: [String: String], criticalPath: [CriticalPath.Step],
-        spans: [String: (start: Int64, end: Int64)]
-    ) {
-        self.file = file
-        self.spans = spans
-        self.statuses = statuses
-        critical = criticalPath
+    init(_ input: ChromeTrace.Input) {
+        title = input.title
+        jobs = input.jobs
+        lanes = input.lanes
+        spans = input.spans
+        statuses = input.statuses
+        critical = input.criticalPath
         var positions: [String: Int] = [:]
-        for (position, job) in file.jobs.enumerated() where positions[job.name] == nil {
+        for (position, job) in jobs.enumerated() where positions[job.name] == nil {
             positions[job.name] = position
         }
-        let lanes = file.lanes.map(\.name)
         self.positions = positions
-        slices = attempts.map { record in
-            let position = positions[record.job]
-            let start = record.startedAt.wholeMicroseconds
+        slices = input.attempts.map { [jobs, lanes] attempt in
+            let position = positions[attempt.job]
+            let start = attempt.startedAt.wholeMicroseconds
             return Slice(
-                record: record, start: start, end: max(start, record.endedAt.wholeMicroseconds),
+                attempt: attempt, start: start, end: max(start, attempt.endedAt.wholeMicroseconds),
                 position: position,
-                lane: position.flatMap { file.jobs[$0].lane }.flatMap { lanes.firstIndex(of: $0) })
+                lane: position.flatMap { jobs[$0].lane }.flatMap { lanes.firstIndex(of: $0) })
         }.sorted { a, b in
-            (a.start, a.end, a.position ?? Int.max, a.record.job, a.record.attempt)
-                < (b.start, b.end, b.position ?? Int.max, b.record.job, b.record.attempt)
+            (a.start, a.end, a.position ?? Int.max, a.attempt.job, a.attempt.attempt ?? 0)
+                < (b.start, b.end, b.position ?? Int.max, b.attempt.job, b.attempt.attempt ?? 0)
         }
     }
 
@@ -75,16 +61,16 @@ struct TraceLayout {
         // Number the tracks from the top: the critical path, the unlaned jobs, each lane.
         var names: [String] = []
         if !criticalSlices.isEmpty { names.append("critical path") }
-        let unlaned = file.lanes.contains { $0.name == "jobs" } ? "unlaned jobs" : "jobs"
+        let unlaned = lanes.contains("jobs") ? "unlaned jobs" : "jobs"
         var firstTid: [Int?: Int] = [:]
-        for lane in [nil] + file.lanes.indices.map(Optional.some) {
+        for lane in [nil] + lanes.indices.map(Optional.some) {
             guard let count = packings[lane]?.ends.count else { continue }
             firstTid[lane] = names.count + 1
-            let prefix = lane.map { file.lanes[$0].name } ?? unlaned
+            let prefix = lane.map { lanes[$0] } ?? unlaned
             names += (1...count).map { "\(prefix) \($0)" }
         }
 
-        var events = [TraceEvent.metadata("process_name", tid: 0, args: .init(name: "sequencer: \(file.path)"))]
+        var events = [TraceEvent.metadata("process_name", tid: 0, args: .init(name: title))]
         for (index, name) in names.enumerated() {
             events.append(.metadata("thread_name", tid: index + 1, args: .init(name: name)))
             events.append(.metadata("thread_sort_index", tid: index + 1, args: .init(sortIndex: index)))
@@ -92,15 +78,15 @@ struct TraceLayout {
         events += criticalSlices
         let criticalJobs = Set(critical.map(\.job.rawValue))
         for (slice, track) in zip(slices, tracks) {
-            let record = slice.record
-            let isCritical = criticalJobs.contains(record.job)
+            let attempt = slice.attempt
+            let isCritical = criticalJobs.contains(attempt.job)
             var event = TraceEvent.slice(
-                record.job, tid: (firstTid[slice.lane] ?? 1) + track, start: slice.start, end: slice.end,
+                attempt.job, tid: (firstTid[slice.lane] ?? 1) + track, start: slice.start, end: slice.end,
                 category: "job",
                 args: .init(
-                    job: record.job, attempt: record.attempt, exit: record.exitSummary,
-                    command: slice.position.map { file.jobs[$0].run }, status: statuses[record.job],
-                    critical: isCritical, output: record.outputPath))
+                    job: attempt.job, attempt: attempt.attempt, attempts: attempt.attempts, exit: attempt.exit,
+                    command: slice.position.flatMap { jobs[$0].command }, status: statuses[attempt.job],
+                    critical: isCritical, output: attempt.output))
             if isCritical { event.cname = "terrible" }
             events.append(event)
         }
@@ -123,7 +109,7 @@ struct TraceLayout {
         var events: [TraceEvent] = []
         var previousEnd = Int64.min
         let onPath = Set(critical.map(\.job.rawValue))
-        let byJob = Dictionary(grouping: slices.filter { onPath.contains($0.record.job) }, by: \.record.job)
+        let byJob = Dictionary(grouping: slices.filter { onPath.contains($0.attempt.job) }, by: \.attempt.job)
         for step in critical {
             let name = step.job.rawValue
             let attempts = byJob[name] ?? []
@@ -143,7 +129,8 @@ struct TraceLayout {
             var event = TraceEvent.slice(
                 name, tid: 1, start: span.start, end: span.end, category: "critical",
                 args: .init(
-                    job: name, attempts: attempts.count, command: position.map { file.jobs[$0].run },
+                    job: name, attempts: attempts.map { $0.attempt.attempts ?? 1 }.reduce(0, +),
+                    command: position.flatMap { jobs[$0].command },
                     status: statuses[name], critical: true, waited: Self.wait(of: step)))
             event.cname = "terrible"
             events.append(event)

@@ -1,5 +1,6 @@
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 @Suite struct ProcessShellTests {
@@ -72,7 +73,7 @@ import Testing
         "grep nothing input.txt",
     ])
     func directMatchesShell(script: String) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.makeDirectory("work")
         try directory.write("work/input.txt", "line one\nline two\nline three\n")
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func missingProgramDiffersBetweenTheWays() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let environment = ["PATH": testPath]
         let runner = ProcessRunner()

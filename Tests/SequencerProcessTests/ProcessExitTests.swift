@@ -3,7 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SequencerWorkflowFile
+import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 @Suite struct ProcessExitTests {

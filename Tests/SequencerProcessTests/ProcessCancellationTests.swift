@@ -4,17 +4,18 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 @Suite struct ProcessCancellationTests {
-    private func sh(_ script: String, in directory: ProcessTestDirectory) -> ProcessCommand {
+    private func sh(_ script: String, in directory: TemporaryDirectory) -> ProcessCommand {
         ProcessCommand(arguments: ["/bin/sh", "-c", script], environment: ["PATH": testPath], directory: directory.path)
     }
 
     @Test("cancelling sends SIGTERM to the whole group, background grandchild included", arguments: ExitWaiting.allCases)
     func cancelTerminatesTheGroup(waiting: ExitWaiting) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         // A long grace: if SIGTERM were not enough, the run would take a minute and end by SIGKILL.
         let runner = ProcessRunner(terminationGrace: .seconds(60), waiting: waiting)
@@ -22,16 +23,16 @@ import Testing
         let output = directory.file("out")
         let run = Task { try await runner.run(command, outputPath: output) }
         let background = try #require(await line("background.pid", in: directory).flatMap { pid_t($0) })
-        #expect(!hasEnded(background))
+        #expect(!processHasEnded(background))
         run.cancel()
         #expect(try await run.value == .signaled(SIGTERM))
-        #expect(await eventually { hasEnded(background) })
+        #expect(await eventually { processHasEnded(background) })
         #expect(runner.unfinishedCount == 0)
     }
 
     @Test("a group that ignores SIGTERM gets SIGKILL after the grace period", arguments: ExitWaiting.allCases)
     func ignoredTerminationEscalates(waiting: ExitWaiting) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let runner = ProcessRunner(terminationGrace: .milliseconds(200), waiting: waiting)
         let command = sh("trap '' TERM; sleep 100 & echo $! > background.pid; wait", in: directory)
@@ -43,11 +44,11 @@ import Testing
         #expect(try await run.value == .signaled(SIGKILL))
         // SIGKILL comes no sooner than the grace period (an upper bound would be a timing assertion).
         #expect(ContinuousClock.now - cancelled >= .milliseconds(200))
-        #expect(await eventually { hasEnded(background) })
+        #expect(await eventually { processHasEnded(background) })
     }
 
     @Test func cancelledBeforeStartSpawnsNothing() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.write("out", "stale output of an earlier run\n")
         let runner = ProcessRunner()
@@ -64,7 +65,7 @@ import Testing
     }
 
     @Test func cancellingAfterTheExitChangesNothing() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let runner = ProcessRunner()
         let output = directory.file("out")
@@ -77,7 +78,7 @@ import Testing
 
     @Test("signalAll reaches every group of this runner and no other", arguments: ExitWaiting.allCases)
     func signalAllReachesEveryGroup(waiting: ExitWaiting) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let runner = ProcessRunner(waiting: waiting)
         let other = ProcessRunner(waiting: waiting)
@@ -98,8 +99,8 @@ import Testing
 
         runner.signalAll(SIGUSR1)
         for run in runs { #expect(try await run.value == .signaled(SIGUSR1)) }
-        for background in backgrounds { #expect(await eventually { hasEnded(background) }) }
-        #expect(!hasEnded(otherPID))
+        for background in backgrounds { #expect(await eventually { processHasEnded(background) }) }
+        #expect(!processHasEnded(otherPID))
         #expect(other.unfinishedCount == 1)
 
         otherRun.cancel()
@@ -107,7 +108,7 @@ import Testing
     }
 
     @Test func signalAllWithNothingRunningDoesNothing() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let runner = ProcessRunner()
         runner.signalAll(SIGKILL)

@@ -1,5 +1,6 @@
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 @Suite struct ProcessErrorTests {
@@ -24,7 +25,7 @@ import Testing
         ("data.txt", "cannot run 'data.txt': Permission denied"),
     ])
     func programCannotBeRun(program: String, message: String) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.write("data.txt", "not a program\n")
         let command = ProcessCommand(arguments: [program, "x"], environment: ["PATH": "\(directory.path):\(testPath)"], directory: directory.path)
@@ -35,7 +36,7 @@ import Testing
     }
 
     @Test func scriptHeldOpenForWritingIsBusy() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.write("script.sh", "#!/bin/sh\necho ran\n", permissions: 0o755)
         // Held open for writing for the whole run: every retry finds it busy.
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func programNotFoundLeavesNoOutputFile() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let command = ProcessCommand(arguments: ["no-such-program-for-sequencer"], environment: ["PATH": testPath], directory: directory.path)
         _ = await failure(command, output: directory.file("out"))
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func missingDirectory() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let missing = directory.file("nowhere")
         let command = ProcessCommand(arguments: ["true"], environment: ["PATH": testPath], directory: missing)
@@ -66,7 +67,7 @@ import Testing
     }
 
     @Test func directoryThatIsAFile() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.write("file", "")
         let command = ProcessCommand(arguments: ["true"], environment: ["PATH": testPath], directory: directory.file("file"))
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func outputFileThatCannotBeOpened() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let output = directory.file("no/such/out")
         let command = ProcessCommand(arguments: ["true"], environment: ["PATH": testPath], directory: directory.path)
@@ -93,7 +94,7 @@ import Testing
         ProcessCommand(arguments: ["true"], environment: ["A": "b\u{0}"], directory: "/"),
     ])
     func invalidCommand(command: ProcessCommand) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let error = await failure(command, output: directory.file("out"))
         #expect(error?.code == .invalidCommand)

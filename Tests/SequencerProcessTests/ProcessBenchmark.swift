@@ -5,7 +5,8 @@ import Darwin
 #endif
 import Foundation
 import Synchronization
-import SequencerWorkflowFile
+import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 /// The runner's own cost per process: `/bin/true` run through ``ProcessRunner`` against a loop of
@@ -22,7 +23,7 @@ import Testing
 
     @Test(.enabled(if: count != nil)) func overheadPerProcess() async throws {
         let count = Self.count ?? 2000
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let command = ProcessCommand(arguments: ["/bin/true"], environment: ["PATH": testPath], directory: directory.path)
         var rows: [(name: String, wall: [Double], cpu: [Double], user: [Double], switches: [Double])] = []
@@ -82,7 +83,7 @@ import Testing
     }
 
     /// Microseconds of wall time per run.
-    private static func runner(_ runner: ProcessRunner, _ command: ProcessCommand, _ directory: ProcessTestDirectory, count: Int, width: Int) async throws -> Double {
+    private static func runner(_ runner: ProcessRunner, _ command: ProcessCommand, _ directory: TemporaryDirectory, count: Int, width: Int) async throws -> Double {
         let start = ContinuousClock.now
         let failures = try await withThrowingTaskGroup(of: Int.self) { group in
             for lane in 0..<width {
@@ -121,7 +122,7 @@ import Testing
     }
 
     /// Microseconds of wall time per run, `width` threads each spawning and waiting in a loop.
-    private static func raw(_ directory: ProcessTestDirectory, count: Int, width: Int) -> Double {
+    private static func raw(_ directory: TemporaryDirectory, count: Int, width: Int) -> Double {
         let failures = Atomic(0)
         let start = ContinuousClock.now
         let threads = DispatchGroup()

@@ -1,11 +1,12 @@
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 @Suite struct ProcessConcurrencyTests {
     @Test("50 concurrent runs are all reaped, each with its own exit and output", arguments: ExitWaiting.allCases)
     func fiftyConcurrentRuns(waiting: ExitWaiting) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let runner = ProcessRunner(waiting: waiting)
         let count = 50
@@ -33,7 +34,7 @@ import Testing
 
     @Test("many short runs, one after another, each reaped before the next", arguments: ExitWaiting.allCases)
     func manyShortRuns(waiting: ExitWaiting) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let runner = ProcessRunner(waiting: waiting)
         let command = ProcessCommand(arguments: ["true"], environment: ["PATH": testPath], directory: directory.path)

@@ -4,17 +4,18 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import SequencerWorkflowFile
+import SequencerProcess
+import SequencerTestSupport
 import Testing
 
 @Suite struct ProcessRunnerTests {
-    private func sh(_ script: String, in directory: ProcessTestDirectory, environment: [String: String] = ["PATH": testPath]) -> ProcessCommand {
+    private func sh(_ script: String, in directory: TemporaryDirectory, environment: [String: String] = ["PATH": testPath]) -> ProcessCommand {
         ProcessCommand(arguments: ["/bin/sh", "-c", script], environment: environment, directory: directory.path)
     }
 
     @Test("exit codes are reported", arguments: ExitWaiting.allCases, [0, 1, 3, 255])
     func exitCodes(waiting: ExitWaiting, code: Int32) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let runner = ProcessRunner(waiting: waiting)
         let exit = try await runner.run(sh("exit \(code)", in: directory), outputPath: directory.file("out"))
@@ -25,7 +26,7 @@ import Testing
 
     @Test("a process killed by a signal is reported as such", arguments: [SIGKILL, SIGTERM, SIGUSR1])
     func signalDeath(signal: Int32) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let exit = try await ProcessRunner().run(sh("kill -\(signal) $$", in: directory), outputPath: directory.file("out"))
         #expect(exit == .signaled(signal))
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func stdoutAndStderrAreInterleavedInOneFile() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let script = "echo out1; echo err1 >&2; echo out2; echo err2 >&2; printf tail"
         let exit = try await ProcessRunner().run(sh(script, in: directory), outputPath: directory.file("out"))
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func outputFileIsTruncated() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.write("out", String(repeating: "old output\n", count: 100))
         _ = try await ProcessRunner().run(sh("echo new", in: directory), outputPath: directory.file("out"))
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func largeOutputGoesStraightToTheFile() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let size = 20 * 1024 * 1024
         let command = ProcessCommand(arguments: ["head", "-c", "\(size)", "/dev/zero"], environment: ["PATH": testPath], directory: directory.path)
@@ -63,7 +64,7 @@ import Testing
     }
 
     @Test func stdinIsDevNull() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         // `cat` with no file reads stdin: it ends at once on /dev/null (it would hang on a terminal or pipe).
         let command = ProcessCommand(arguments: ["cat"], environment: ["PATH": testPath], directory: directory.path)
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func environmentIsExactlyTheGivenOne() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let environment = ["PATH": testPath, "GREETING": "hello world", "EMPTY": "", "UNICODE": "été ✓"]
         let command = ProcessCommand(arguments: ["env"], environment: environment, directory: directory.path)
@@ -86,7 +87,7 @@ import Testing
     }
 
     @Test func directoryIsHonoured() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.makeDirectory("sub dir")
         let command = ProcessCommand(arguments: ["pwd"], environment: ["PATH": testPath], directory: directory.file("sub dir"))
@@ -95,7 +96,7 @@ import Testing
     }
 
     @Test func relativeProgramPathIsTakenFromTheDirectory() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.makeDirectory("project/scripts")
         try directory.write("project/scripts/hello.sh", "#!/bin/sh\necho \"hello $1 from $(pwd)\"\n", permissions: 0o755)
@@ -106,7 +107,7 @@ import Testing
 
     @Test("a name is looked up on the child's PATH, relative entries in its directory", arguments: [true, false])
     func nameIsLookedUpOnTheChildsPath(absoluteEntry: Bool) async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         try directory.makeDirectory("tools")
         try directory.write("tools/greet", "#!/bin/sh\necho greetings\n", permissions: 0o755)
@@ -121,7 +122,7 @@ import Testing
 
     @Test func parentWorkingDirectoryIsUntouched() async throws {
         // The parent's own working directory is left alone: many runs in different directories at once.
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         let before = FileManager.default.currentDirectoryPath
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -139,7 +140,7 @@ import Testing
     }
 
     @Test func childSignalsAreDefaultAndUnblocked() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         // This process ignores SIGPIPE (so does the Swift runtime on many paths); the child must not.
         signal(SIGPIPE, SIG_IGN)
@@ -151,7 +152,7 @@ import Testing
     }
 
     @Test func childIsLeaderOfItsOwnProcessGroup() async throws {
-        let directory = try ProcessTestDirectory()
+        let directory = try TemporaryDirectory(prefix: "sequencer-process")
         defer { directory.remove() }
         // ps prints the pid and the process group ID of the shell: equal, and not ours.
         let exit = try await ProcessRunner().run(sh("ps -o pid= -o pgid= -p $$", in: directory), outputPath: directory.file("out"))

@@ -1,0 +1,73 @@
+import Foundation
+import SequencerJournal
+public import SequencerWorkflowFile
+
+/// Workflow files read from a compiled copy when the file has not changed: a no-op run of a
+/// large file need not parse its YAML again.
+///
+/// The copy is `.sequencer/compiled/NAME.bin` beside the file (NAME from the file's absolute
+/// path): the SHA-256 of the file's bytes, then ``WorkflowFile/compiled()``. It is used only
+/// when the hash matches the file as it is now; otherwise, or when it is damaged or of another
+/// format, the file is parsed (with every error reported as usual) and the copy rewritten.
+///
+/// ```swift
+/// let loaded = try CompiledWorkflowCache.load(path: "sequencer.yml")
+/// print(loaded.fromCopy)   // true when the YAML was not parsed
+/// ```
+public enum CompiledWorkflowCache {
+    /// A loaded workflow file, and how it was loaded.
+    public struct Loaded: Sendable {
+        /// The file.
+        public let file: WorkflowFile
+        /// Whether it came from the compiled copy (the YAML was not parsed).
+        public let fromCopy: Bool
+        /// Why a new copy could not be written, if it could not: only a missed shortcut.
+        public let saveError: (any Error)?
+    }
+
+    /// Reads the workflow file at `path`, from its compiled copy when that matches the file.
+    ///
+    /// - Parameter path: The file, as it should appear in diagnostics.
+    /// - Returns: The file, whether it came from the copy, and why a new copy could not be saved.
+    /// - Throws: ``WorkflowFileError``, as ``WorkflowFile/load(path:)`` does, when the file cannot
+    ///   be read or has problems.
+    public static func load(path: String) throws(WorkflowFileError) -> Loaded {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            // Reports why it cannot be read.
+            return Loaded(file: try WorkflowFile.load(path: path), fromCopy: false, saveError: nil)
+        }
+        let hash = Array(FileHasher.digest(of: data).utf8)
+        let copy = copyPath(for: path)
+        if let cached = FileManager.default.contents(atPath: copy), cached.count > hash.count,
+           Array(cached.prefix(hash.count)) == hash,
+           let file = WorkflowFile(compiled: Array(cached.dropFirst(hash.count)), path: path) {
+            return Loaded(file: file, fromCopy: true, saveError: nil)
+        }
+        let file = try WorkflowFile.parse(text, path: path)
+        return Loaded(file: file, fromCopy: false, saveError: save(Data(hash + file.compiled()), to: copy))
+    }
+
+    /// Where the compiled copy of the workflow file at `path` is kept.
+    ///
+    /// - Parameter path: The workflow file, absolute or relative to the working directory.
+    /// - Returns: `DIRECTORY/.sequencer/compiled/NAME.bin`, DIRECTORY being the file's.
+    public static func copyPath(for path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let directory = (absolute as NSString).deletingLastPathComponent
+        return directory + "/.sequencer/compiled/" + FileHasher.quickDigest(of: absolute) + ".bin"
+    }
+
+    /// Writes the copy atomically.
+    ///
+    /// - Returns: Why it could not be written, or `nil`.
+    private static func save(_ data: Data, to path: String) -> (any Error)? {
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
