@@ -2,12 +2,13 @@ import Sequencer
 
 /// `sequencer-bench --queue N`: one `JobQueue` fed N no-op jobs in batches, each batch added
 /// while the one before still runs, as an app's background queue is fed over its lifetime.
-/// Every tenth job needs the last job of the batch before. Prints the time per job and the
+/// Every tenth job needs the job added five before it. Prints the time per job and the
 /// resident memory as the jobs go by: a queue keeps only what can still be asked for, so the
 /// memory must stay flat however many jobs went through.
 enum QueueSoak {
     static func run(jobs: Int, batch: Int) async -> Int32 {
-        let queue = JobQueue(RunOptions())
+        let keepFinished = 10_000
+        let queue = JobQueue(RunOptions(), keepFinished: keepFinished)
         let clock = ContinuousClock()
         let start = clock.now
         var previous: JobHandle<Void>?
@@ -20,7 +21,7 @@ enum QueueSoak {
                 var last: JobHandle<Void>?
                 for offset in 0..<count {
                     let number = added + offset
-                    let needs = number % 10 == 9 ? previous.map { [$0.id] } ?? [] : []
+                    let needs = number % 10 == 9 ? [JobID("j\(number - 5)")] : []
                     last = try queue.add(JobID("j\(number)"), needs: needs) { _ in }
                 }
                 added += count
@@ -36,7 +37,8 @@ enum QueueSoak {
                         "\(String(added).padding(toLength: 10, withPad: " ", startingAt: 0))"
                             + "  \(format(perJob))   \(format(megabytes(Memory.residentBytes())))"
                             + "        \(format(megabytes(Memory.peakBytes())))")
-                    nextReport = min(jobs, nextReport * 10)
+                    // Every decade up to a million, then every million: a leak shows as a slope.
+                    nextReport = min(jobs, nextReport < 1_000_000 ? nextReport * 10 : nextReport + 1_000_000)
                 }
             }
             queue.close()
@@ -45,7 +47,7 @@ enum QueueSoak {
                 printError("sequencer-bench: the queue reported \(report.status), \(report.count(.succeeded)) of \(jobs) succeeded")
                 return 1
             }
-            print("kept at the end: \(report.outcomes.count) jobs (keepFinished 1000)")
+            print("kept at the end: \(report.outcomes.count) jobs (keepFinished \(keepFinished))")
             return 0
         } catch {
             printError("sequencer-bench: \(error)")
