@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
         .executable(name: "notification-example", targets: ["NotificationExample"]),
+        .executable(name: "sync-queue-example", targets: ["SyncQueueExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -81,6 +82,12 @@ let package = Package(
             name: "StartupExample",
             dependencies: ["Sequencer"],
             path: "Examples/Startup",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "SyncQueueExample",
+            dependencies: ["Sequencer"],
+            path: "Examples/SyncQueue",
             swiftSettings: strict
         ),
         .executableTarget(

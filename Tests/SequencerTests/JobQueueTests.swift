@@ -233,4 +233,50 @@ struct JobQueueTests {
         #expect(ended.withLock { $0.count } == 800)
         #expect(violations.withLock { $0 }.isEmpty)
     }
+
+    /// Seed 002: a sync engine's command queue, fed over time. A command sent again while the
+    /// same one is pending shares its request; a failing request is retried with backoff; the
+    /// same command after the first has ended is new work.
+    @Test func aSyncEnginesCommandQueueCoalescesAndRetries() async throws {
+        actor Server {
+            var requests = 0
+            struct Unavailable: Error {}
+            func send() throws -> String {
+                requests += 1
+                if requests % 3 != 0 { throw Unavailable() }  // each request fails twice
+                return "saved after \(requests) requests"
+            }
+        }
+        let clock = ManualClock()
+        let server = Server()
+        let queue = JobQueue(RunOptions(maxConcurrency: 2, clock: clock))
+        queue.lane("network", width: 1)
+        func enqueue(_ number: Int) throws -> JobHandle<String> {
+            try queue.add(
+                JobID("save-7 #\(number)"), lane: "network",
+                retry: .exponential(attempts: 5, initial: .seconds(1), jitter: 0), coalesce: "save-7"
+            ) { _ in try await server.send() }
+        }
+        let first = try enqueue(1)
+        let doubleTap = try enqueue(2)
+        try #require(await BoundedWait.sleeper(clock, until: .seconds(1)))  // backoff after the first failure
+        clock.advance(by: .seconds(1))
+        try #require(await BoundedWait.sleeper(clock, until: .seconds(3)))  // then twice as long
+        clock.advance(by: .seconds(2))
+        #expect(try await queue.value(of: first) == "saved after 3 requests")
+        #expect(try await queue.value(of: doubleTap) == "saved after 3 requests")
+        #expect(queue.outcome(of: first.id)?.attempts == 3)
+        #expect(queue.outcome(of: doubleTap.id)?.attempts == 0)  // it shared the first's request
+        // Later, the same command again: new work.
+        let later = try enqueue(3)
+        try #require(await BoundedWait.sleeper(clock, until: .seconds(4)))
+        clock.advance(by: .seconds(1))
+        try #require(await BoundedWait.sleeper(clock, until: .seconds(6)))
+        clock.advance(by: .seconds(2))
+        #expect(try await queue.value(of: later) == "saved after 6 requests")
+        queue.close()
+        let report = try #require(await BoundedWait.value { await queue.report() })
+        #expect(report.status == .succeeded)
+        #expect(await server.requests == 6)
+    }
 }
