@@ -9,12 +9,10 @@ struct CoalescingKey: Sendable {
     /// with the key returns another type.
     @discardableResult
     static func check(_ key: String, job: JobID, type: ObjectIdentifier?, in keys: inout [String: CoalescingKey]) throws -> Int32 {
-        guard let first = keys[key] else {
-            let id = Int32(keys.count)
-            keys[key] = CoalescingKey(id: id, firstJob: job, valueType: type)
-            return id
-        }
-        try first.check(key, job: job, type: type)
+        // One hash lookup: the key is inserted as new, or the entry found is read.
+        let new = CoalescingKey(id: Int32(keys.count), firstJob: job, valueType: type)
+        let first = { (entry: inout CoalescingKey) in entry }(&keys[key, default: new])
+        if first.id != new.id { try first.check(key, job: job, type: type) }
         return first.id
     }
 

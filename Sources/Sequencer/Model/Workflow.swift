@@ -104,6 +104,9 @@ public struct Workflow: Sendable {
     /// set the same options share one entry.
     var optionRefs: [Int32] = []
     var optionSets: [JobOptions] = []
+    /// Each job's coalescing key, kept apart from its options so that jobs with keys of their
+    /// own still share one options entry; empty while no job has a key.
+    var coalescingKeys: [String?] = []
     var lanes: [LaneDefinition] = []
     var laneIndex: [String: Int32] = [:]
 
@@ -224,7 +227,9 @@ public struct Workflow: Sendable {
         Self.set(&explicitLanes, job, lane.map { laneSlot($0) } ?? -1, default: -1)
         Self.set(&valueFlags, job, hasValue, default: false)
         var ref: Int32 = -1
-        if let options {
+        Self.set(&coalescingKeys, job, options?.coalesce, default: nil)
+        if var options {
+            options.coalesce = nil
             // Compared in place: `last` would copy the options (and retain what they hold).
             if optionSets.isEmpty || optionSets[optionSets.count - 1] != options { optionSets.append(options) }
             ref = Int32(optionSets.count - 1)

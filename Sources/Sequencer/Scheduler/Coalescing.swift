@@ -24,7 +24,8 @@ struct Coalescing {
 
     subscript(key: Int32) -> CoalescedRun? {
         get { runs[Int(key)] }
-        set { runs[Int(key)] = newValue }
+        // In place: a run's joiners grow one by one, and a copy per join would cost O(joiners).
+        _modify { yield &runs[Int(key)] }
     }
 
     /// Records a job's use of `key` and returns the key's number.

@@ -18,6 +18,9 @@ final class Plan: Sendable {
     private let restored: [Bool]
     private let optionRefs: [Int32]
     private let optionSets: [JobOptions]
+    /// Whether any job has a timeout: most runs with options have none, and then a worker
+    /// need not look up each job's options.
+    private let anyTimeout: Bool
     /// `needStart[i] ..< needStart[i + 1]` index job i's needs in `needs`.
     let needStart: [Int32]
     let needs: [Int32]
@@ -46,6 +49,7 @@ final class Plan: Sendable {
         ids = workflow.ids
         optionRefs = workflow.optionRefs
         optionSets = workflow.optionSets
+        anyTimeout = workflow.optionSets.contains { $0.timeout != nil }
         valueFlags = workflow.valueFlags
         explicitLanes = workflow.explicitLanes
         needStart = workflow.needStart
@@ -112,7 +116,7 @@ final class Plan: Sendable {
 
     /// The job's timeout, if it set one.
     func timeout(of job: Int) -> Duration? {
-        guard !optionRefs.isEmpty, optionRefs[job] >= 0 else { return nil }
+        guard anyTimeout, optionRefs[job] >= 0 else { return nil }
         return optionSets[Int(optionRefs[job])].timeout
     }
 
@@ -201,22 +205,25 @@ final class Plan: Sendable {
     /// Checks every job's options; returns the coalescing keys and each job's key number. Jobs
     /// that share an options entry are checked once.
     private static func checkOptions(_ workflow: Workflow) throws -> ([String: CoalescingKey], [Int32]) {
-        var keys: [String: CoalescingKey] = [:]
-        var keyOfJob: [Int32] = []
         var checked = -1
-        let anyKey = workflow.optionSets.contains { $0.coalesce != nil }
-        for (job, ref) in workflow.optionRefs.enumerated() where ref >= 0 {
-            if ref > checked {
-                checked = Int(ref)
-                if let problem = workflow.optionSets[Int(ref)].problem(job: workflow.ids[job]) {
-                    throw WorkflowError(code: .invalidOption, message: problem, jobs: [workflow.ids[job]])
-                }
+        for (job, ref) in workflow.optionRefs.enumerated() where ref > checked {
+            checked = Int(ref)
+            if let problem = workflow.optionSets[Int(ref)].problem(job: workflow.ids[job]) {
+                throw WorkflowError(code: .invalidOption, message: problem, jobs: [workflow.ids[job]])
             }
-            if anyKey, let key = workflow.optionSets[Int(ref)].coalesce {
-                if keyOfJob.isEmpty { keyOfJob = [Int32](repeating: -1, count: workflow.count) }
-                let options = workflow.optionSets[Int(ref)]
-                keyOfJob[job] = try CoalescingKey.check(key, job: workflow.ids[job], type: options.valueType, in: &keys)
+        }
+        guard !workflow.coalescingKeys.isEmpty else { return ([:], []) }
+        var keys: [String: CoalescingKey] = [:]
+        keys.reserveCapacity(workflow.coalescingKeys.count)
+        var keyOfJob = [Int32](repeating: -1, count: workflow.count)
+        for (job, key) in workflow.coalescingKeys.enumerated() {
+            guard let key else { continue }
+            guard !key.isEmpty else {
+                throw WorkflowError(code: .invalidOption, message: "job '\(workflow.ids[job])' has an empty coalescing key", jobs: [workflow.ids[job]])
             }
+            // A job with a key has options: its result type, at least.
+            let type = workflow.optionSets[Int(workflow.optionRefs[job])].valueType
+            keyOfJob[job] = try CoalescingKey.check(key, job: workflow.ids[job], type: type, in: &keys)
         }
         return (keys, keyOfJob)
     }
