@@ -9,13 +9,16 @@
 /// ```
 public struct JobContext: Sendable {
     let job: Int32
+    /// The slot of the worker running the job.
+    let slot: Int
     let core: RunCore
 
     /// Which attempt this is: 1 the first time, 2 on the first retry.
     public let attempt: Int
 
-    init(job: Int32, attempt: Int, core: RunCore) {
+    init(job: Int32, attempt: Int, slot: Int, core: RunCore) {
         self.job = job
+        self.slot = slot
         self.attempt = attempt
         self.core = core
     }
@@ -39,7 +42,7 @@ public struct JobContext: Sendable {
     ///   (only needs are sure to have finished) nor one of its children; for a child that did
     ///   not succeed, its ``JobError``.
     public func value<T: Sendable>(of handle: JobHandle<T>) async throws -> T {
-        let value = try await core.value(of: handle, for: job)
+        let value = try await core.value(of: handle, for: job, slot: slot)
         if T.self == Void.self, let void = () as? T { return void }
         guard let typed = value as? T else {
             throw WorkflowError(code: .notANeed, message: "job '\(handle.id)' has no value of type \(T.self) for '\(id)'", jobs: [id, handle.id])
@@ -131,7 +134,7 @@ public struct JobContext: Sendable {
     ///   cancelled with it).
     @discardableResult
     public func waitForChildren() async throws -> [JobOutcome] {
-        await core.waitForChildren(of: job, target: nil)
+        await core.waitForChildren(of: job, target: nil, slot: slot)
         try Task.checkCancellation()
         return core.state.withLock { state in state.scheduler.children(of: job).map { state.scheduler.outcome(of: $0) } }
     }

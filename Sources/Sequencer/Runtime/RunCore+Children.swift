@@ -3,7 +3,7 @@ import Synchronization
 /// Reading values of needs and children, adding children, and waiting for them.
 extension RunCore {
     /// The value of `handle`'s job for `job`: a need's (which has ended), or a child's (waited for).
-    func value<T>(of handle: JobHandle<T>, for job: Int32) async throws -> (any Sendable)? {
+    func value<T>(of handle: JobHandle<T>, for job: Int32, slot: Int) async throws -> (any Sendable)? {
         let (target, isNeed, isChild, me) = state.withLock { state -> (Int32?, Bool, Bool, JobID) in
             let scheduler = state.scheduler
             let me = scheduler.id(of: job)
@@ -25,7 +25,7 @@ extension RunCore {
                     : "job '\(me)' reads the value of '\(handle.id)', which is neither one of its needs nor one of its children",
                 jobs: [me, handle.id])
         }
-        if isChild { await waitForChildren(of: job, target: target) }
+        if isChild { await waitForChildren(of: job, target: target, slot: slot) }
         return try state.withLock { state in
             if isChild, state.scheduler.jobs[target].phase != .succeeded {
                 throw state.scheduler.error(of: target) ?? JobError(code: .cancelled, underlying: nil, path: [handle.id])
@@ -47,21 +47,21 @@ extension RunCore {
     }
 
     /// Waits, without holding a worker slot, until `target` (a child of `parent`, or nil for all
-    /// of them) has ended.
-    func waitForChildren(of parent: Int32, target: Int32?) async {
+    /// of them) has ended. `slot` is the slot of the worker running `parent`.
+    func waitForChildren(of parent: Int32, target: Int32?, slot: Int) async {
         _ = await withCheckedContinuation { continuation in
-            step { $0.scheduler.waitForChildren(of: parent, target: target, continuation) }
+            step { $0.scheduler.waitForChildren(of: parent, target: target, slot: slot, continuation) }
         }
     }
 
     /// After an attempt: a failed attempt's children are cancelled; then the job waits for them
     /// all, so a job ends only after its children.
-    func settleChildren(of job: Int32, attemptFailed: Bool) async {
+    func settleChildren(of job: Int32, slot: Int, attemptFailed: Bool) async {
         guard state.withLock({ $0.scheduler.hasUnfinishedChildren(job) }) else { return }
         if attemptFailed {
             let now = time.now()
             step { $0.scheduler.cancelChildren(of: job, now: now) }
         }
-        await waitForChildren(of: job, target: nil)
+        await waitForChildren(of: job, target: nil, slot: slot)
     }
 }

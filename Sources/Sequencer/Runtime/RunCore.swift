@@ -89,21 +89,21 @@ final class RunCore: Sendable {
                 // only a failure looks at the retry policy.
                 var failure: (any Error)?
                 do {
-                    let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, core: self))
+                    let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, slot: slot, core: self))
                     completion = Completion(result: .succeeded(value), attempts: 1, startedAt: startedAt, endedAt: 0)
                 } catch {
                     failure = error
                     completion = Completion(result: .threw(error), attempts: 1, startedAt: startedAt, endedAt: 0)
                 }
                 if hasChildren.load(ordering: .relaxed) {
-                    await settleChildren(of: job, attemptFailed: failure != nil)
+                    await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }
                 completion.endedAt = time.now()
                 if hasOptions, let failure, plan.hasOptions(Int(job)) {
-                    completion = await execute(job, startedAt: startedAt, probe: probe, afterFailure: failure)
+                    completion = await execute(job, slot: slot, startedAt: startedAt, probe: probe, afterFailure: failure)
                 }
             } else {
-                completion = await execute(job, startedAt: startedAt, probe: probe)
+                completion = await execute(job, slot: slot, startedAt: startedAt, probe: probe)
             }
             var next = step { $0.scheduler.finish(job, completion, slot: slot, generation: generation) }
             if next == .park {
@@ -125,7 +125,7 @@ final class RunCore: Sendable {
     /// Runs a job's body with its retries and timeout, at its priority, timing it. With
     /// `afterFailure`, the first attempt already ran and threw it: the retries follow.
     @inline(never)
-    private func execute(_ job: Int32, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
+    private func execute(_ job: Int32, slot: Int, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
         let spec = plan.contains(job) ? nil : state.withLock { $0.scheduler.spec(of: job) }
@@ -143,7 +143,7 @@ final class RunCore: Sendable {
             var value: (any Sendable)?
             var failure: (any Error)? = afterFailure
             if !ranAlready {
-                let context = JobContext(job: job, attempt: attempt, core: self)
+                let context = JobContext(job: job, attempt: attempt, slot: slot, core: self)
                 let timer = timeout.map { startTimeout(for: job, after: $0) }
                 failure = nil
                 do {
@@ -157,7 +157,7 @@ final class RunCore: Sendable {
                 }
                 if hasChildren.load(ordering: .relaxed) {
                     // The attempt, and its timeout, last until its children have ended.
-                    await settleChildren(of: job, attemptFailed: failure != nil)
+                    await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }
                 if let timer, !timer.stop() {
                     return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())

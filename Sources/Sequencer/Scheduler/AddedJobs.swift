@@ -54,6 +54,8 @@ struct AddedJobs {
 struct ChildGroup<Waiter> {
     var children: [Int32] = []
     var unfinished = 0
+    /// The slot of the parent's worker, once the parent has waited for its children.
+    var slot: Int?
     /// The parent body's waits: the child each waits for (nil for all of them).
     var waiters: [(target: Int32?, waiter: Waiter)] = []
 }

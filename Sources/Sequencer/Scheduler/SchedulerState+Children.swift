@@ -139,14 +139,15 @@ extension SchedulerState {
     /// that begins while an earlier one is queued to take the slots back (in `resumable`,
     /// waiting for a free worker or lane slot) becomes the last pending wait: the earlier one
     /// resumes at once without the slots, and this one takes them back when it resumes.
-    mutating func waitForChildren(of parent: Int32, target: Int32?, _ waiter: Waiter) -> Actions {
+    mutating func waitForChildren(of parent: Int32, target: Int32?, slot: Int, _ waiter: Waiter) -> Actions {
         guard let group = groups[parent], !isSatisfied(group, target),
-            let slot = workers.slot(running: parent)  // abandoned: it runs detached
+            workers[slot].job == parent  // otherwise abandoned: it runs detached
         else {
             outbox.resume.append(waiter)
             return flush()
         }
         groups[parent]?.waiters.append((target, waiter))
+        groups[parent]?.slot = slot
         if !workers[slot].suspended {
             workers.suspend(slot)
             releaseLane(of: parent)
@@ -185,7 +186,8 @@ extension SchedulerState {
     mutating func childEnded(_ child: Int32) {
         guard let parent = self.parent(of: child), var group = groups[parent] else { return }
         group.unfinished -= 1
-        let slot = workers.slot(running: parent)
+        // The parent's slot, known once it waited (a parent that never waited has no waiters).
+        let slot = group.slot.flatMap { workers[$0].job == parent ? $0 : nil }
         let suspended = slot.map { workers[$0].suspended } ?? false
         let satisfied = group.waiters.filter { isSatisfied(group, $0.target) }
         guard !satisfied.isEmpty else {
