@@ -12,13 +12,15 @@ final class RunCore: Sendable {
         var scheduler: SchedulerState
         var report: RunReport?
         var reportWaiters: [CheckedContinuation<RunReport, Never>] = []
-        /// Tasks to cancel when the run ends: the deadline timer, grace timers, snapshot streams.
+        /// Tasks to cancel when the run ends: the deadline timer, snapshot streams.
         var timers: [Task<Void, Never>] = []
     }
 
     let plan: Plan
     let time: any RunTime
     let state: Locked<State>
+    /// Timeouts and grace periods, behind their own lock (see `RunCore+Timers.swift`).
+    let runTimers = Locked(Timers())
     private let hasOptions: Bool
     /// How long a cancelled or timed-out body may take to return before it is abandoned.
     private let gracePeriod: Int64
@@ -146,7 +148,7 @@ final class RunCore: Sendable {
                     // The attempt, and its timeout, last until its children have ended.
                     await settleChildren(of: job, attemptFailed: failure != nil)
                 }
-                if let timer, !timer.stop() {
+                if let timer, !stopTimeout(timer) {
                     return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
                 }
                 if let value {
@@ -183,15 +185,12 @@ final class RunCore: Sendable {
 
     /// Starts the timer of one attempt: when `timeout` passes before the attempt ends, the job
     /// is timed out (its body cancelled, then abandoned after the grace period).
-    private func startTimeout(for job: Int32, after timeout: Duration) -> AttemptTimer {
-        let limit = time.now() + timeout.nanoseconds
-        let claim = TimeoutClaim()
-        let task = Task { [self] in
-            do { try await time.sleep(untilOffset: limit) } catch { return }
-            guard claim.timeOut() else { return }
-            perform(state.withLock { $0.scheduler.timeOut(job, now: limit) })
-        }
-        return AttemptTimer(claim: claim, task: task)
+    private func startTimeout(for job: Int32, after timeout: Duration) -> RunTimers.Token {
+        // The clock is read under the timers' lock, so equal timeouts are armed in increasing
+        // order and never replace the driver.
+        let (token, start) = runTimers.withLock { $0.queue.arm(timeoutOf: job, at: time.now().saturatingPlus(timeout.nanoseconds)) }
+        if let start { startDriver(start) }
+        return token
     }
 
     /// Runs `body` in a child task at `priority`, for a job of higher priority than its worker.
@@ -231,16 +230,11 @@ final class RunCore: Sendable {
     /// Jobs just cancelled: those whose bodies have not returned when the grace period passes
     /// are abandoned, so a body that ignores cancellation cannot hold the run.
     private func abandonAfterGrace(_ jobs: [Int32]) {
-        let limit = time.now() + gracePeriod
-        let timer = Task { [self] in
-            do { try await time.sleep(untilOffset: limit) } catch { return }
-            var actions = SchedulerState.Actions()
-            state.withLock { state in
-                for job in jobs { state.scheduler.abandon(job, now: limit, into: &actions) }
-            }
-            perform(actions)
+        let start = runTimers.withLock { timers in
+            let limit = time.now().saturatingPlus(gracePeriod)
+            return jobs.reduce(nil) { start, job in timers.queue.addGracePeriod(of: job, at: limit) ?? start }
         }
-        if !addTimer(timer) { timer.cancel() }
+        if let start { startDriver(start) }
     }
 
     private func finishRun() {
@@ -266,6 +260,7 @@ final class RunCore: Sendable {
             return (state.reportWaiters, state.timers, state.scheduler.events)
         }
         for timer in timers { timer.cancel() }
+        closeTimers()
         events?.yield(.runFinished(report.status))
         events?.finish()
         for waiter in waiters { waiter.resume(returning: report) }
