@@ -69,9 +69,10 @@ final class RunCore: Sendable {
             let startedAt = time.now()
             probe.started(job, at: startedAt)
             var completion: Completion
-            if Int(job) < plan.count, !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
-                // Most jobs: no timeout, no priority to raise; the first attempt runs here, and
-                // only a failure looks at the retry policy.
+            if Int(job) < plan.count, !plan.hasPriorities {
+                // Most jobs: no priority to raise; the first attempt runs here, with its timeout
+                // if it has one, and only a failure looks at the retry policy.
+                let timer = hasOptions ? plan.timeout(of: Int(job)).map { startTimeout(for: job, after: $0, from: startedAt) } : nil
                 var failure: (any Error)?
                 do {
                     let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, core: self))
@@ -83,9 +84,13 @@ final class RunCore: Sendable {
                 if hasChildren.load(ordering: .relaxed) {
                     await settleChildren(of: job, attemptFailed: failure != nil)
                 }
-                completion.endedAt = time.now()
-                if hasOptions, let failure, plan.hasOptions(Int(job)) {
-                    completion = await execute(job, startedAt: startedAt, probe: probe, afterFailure: failure)
+                if let timer, !stopTimeout(timer) {
+                    completion = Completion(result: .timedOut, attempts: 1, startedAt: startedAt, endedAt: time.now())
+                } else {
+                    completion.endedAt = time.now()
+                    if hasOptions, let failure, plan.hasOptions(Int(job)) {
+                        completion = await execute(job, startedAt: startedAt, probe: probe, afterFailure: failure)
+                    }
                 }
             } else {
                 completion = await execute(job, startedAt: startedAt, probe: probe)
@@ -133,7 +138,7 @@ final class RunCore: Sendable {
             var failure: (any Error)? = afterFailure
             if !ranAlready {
                 let context = JobContext(job: job, attempt: attempt, core: self)
-                let timer = timeout.map { startTimeout(for: job, after: $0) }
+                let timer = timeout.map { startTimeout(for: job, after: $0, from: time.now()) }
                 failure = nil
                 do {
                     if raise {
@@ -183,13 +188,13 @@ final class RunCore: Sendable {
         return delay
     }
 
-    /// Starts the timer of one attempt: when `timeout` passes before the attempt ends, the job
-    /// is timed out (its body cancelled, then abandoned after the grace period).
-    private func startTimeout(for job: Int32, after timeout: Duration) -> RunTimers.Token {
-        // The clock is read under the timers' lock, so equal timeouts are armed in increasing
-        // order and never replace the driver.
-        let (token, start) = runTimers.withLock { $0.queue.arm(timeoutOf: job, at: time.now().saturatingPlus(timeout.nanoseconds)) }
-        if let start { startDriver(start) }
+    /// Starts the timer of one attempt that started at `start`: when `timeout` passes before
+    /// the attempt ends, the job is timed out (its body cancelled, then abandoned after the grace
+    /// period).
+    private func startTimeout(for job: Int32, after timeout: Duration, from start: Int64) -> RunTimers.Token {
+        let deadline = start.saturatingPlus(timeout.nanoseconds)
+        let (token, driver) = runTimers.withLock { $0.queue.arm(timeoutOf: job, at: deadline) }
+        if let driver { startDriver(driver) }
         return token
     }
 
