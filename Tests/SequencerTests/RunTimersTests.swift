@@ -223,9 +223,15 @@ struct RunTimerDriverTests {
 
     /// A timeout too large to add to the clock's reading saturates instead of overflowing.
     @Test func anEnormousTimeoutNeverFiresAndDoesNotOverflow() async throws {
+        let clock = ManualClock()
         var workflow = Workflow()
-        let job = try workflow.add("patient", timeout: .seconds(Int64.max)) { _ in 1 }
-        let report = try #require(await BoundedWait.report(try workflow.start(RunOptions(clock: ManualClock()))))
+        try workflow.add("first") { _ in try await clock.sleep(for: .seconds(1)) }
+        // Armed at 1 s: 1 s + Duration.seconds(.max) is past what an Int64 of nanoseconds holds.
+        let job = try workflow.add("patient", needs: ["first"], timeout: .seconds(Int64.max)) { _ in 1 }
+        let run = try workflow.start(RunOptions(clock: clock))
+        try #require(await BoundedWait.sleepers(clock, atLeast: 1))
+        clock.advance(by: .seconds(1))
+        let report = try #require(await BoundedWait.report(run))
         #expect(report.value(of: job) == 1)
     }
 }
