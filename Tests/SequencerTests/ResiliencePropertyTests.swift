@@ -460,6 +460,10 @@ private final class BodyLog: Sendable {
 /// ``horizon``; when exactly those are set, the clock moves to the earliest. Otherwise the driver
 /// waits for the next change (an event, a body call, a timer set or cleared) and looks again.
 /// It never sleeps for real and never guesses.
+///
+/// Sleeping bodies, backoffs and the deadline are a task each; the attempts' timeouts share one
+/// task, which sleeps until the earliest of them, or until the timeout of an attempt that ended
+/// since (it then finds nothing due and sleeps again): see ``matches(_:sleeps:timeouts:armed:)``.
 private struct Driver {
     let scenario: Scenario
     let clock: TracedClock
@@ -479,49 +483,79 @@ private struct Driver {
             let now = clock.now.offset
             let bodies = log.state
             var expected: [Duration] = []
+            var timeouts: [Duration] = []
             var waiting = true
             for id in snapshot.running {
                 guard let job = scenario.index[id], let timers = timers(of: job, bodies, now: now) else {
                     waiting = false
                     break
                 }
-                expected += timers
+                expected += timers.sleeps
+                timeouts += timers.timeout.map { [$0] } ?? []
             }
             if let deadline = scenario.deadline, deadline > now { expected.append(deadline) }
-            expected.sort()
-            if waiting, let next = expected.first, clock.pending(within: horizon) == expected {
+            let pending = clock.pending(within: horizon)
+            if waiting, !expected.isEmpty || !timeouts.isEmpty, let next = pending.first,
+                matches(pending, sleeps: expected, timeouts: timeouts, armed: armedTimeouts(bodies)) {
                 clock.manual.advance(by: next - now)
                 continue
             }
             if await BoundedWait.value({ await progress.change(after: version) }) == nil {
                 return "at \(now) running \(snapshot.running), waiting \(waiting), expected timers \(expected), "
-                    + "set \(clock.pending(within: nil)), bodies \(bodies.attempts)"
+                    + "timeouts \(timeouts), set \(clock.pending(within: nil)), bodies \(bodies.attempts)"
             }
         }
     }
 
-    /// The timers the running job `job` waits for, or nil when it is busy.
-    private func timers(of job: Int, _ bodies: BodyLog.State, now: Duration) -> [Duration]? {
+    /// Whether the sleeps set (`pending`, sorted) are exactly `sleeps` and the one task of the
+    /// timeouts: sleeping until the earliest of `timeouts`, or until an earlier one that was
+    /// `armed` and has ended since; with no timeout running, that task may still sleep until
+    /// one that ended.
+    private func matches(_ pending: [Duration], sleeps: [Duration], timeouts: [Duration], armed: Set<Duration>) -> Bool {
+        var rest = pending
+        for sleep in sleeps {
+            guard let index = rest.firstIndex(of: sleep) else { return false }
+            rest.remove(at: index)
+        }
+        guard let driver = rest.first else { return timeouts.isEmpty }
+        guard rest.count == 1, armed.contains(driver) else { return false }
+        return timeouts.min().map { driver <= $0 } ?? true
+    }
+
+    /// When each attempt so far of a job with a timeout was due to time out.
+    private func armedTimeouts(_ bodies: BodyLog.State) -> Set<Duration> {
+        var armed: Set<Duration> = []
+        for (job, attempts) in bodies.attempts.enumerated() {
+            guard let timeout = scenario.jobs[job].timeout else { continue }
+            for attempt in attempts { armed.insert(attempt.enteredAt + timeout) }
+        }
+        return armed
+    }
+
+    /// The timers the running job `job` waits for, or nil when it is busy: the sleeps of its
+    /// body or its backoff, and its attempt's timeout.
+    private func timers(of job: Int, _ bodies: BodyLog.State, now: Duration) -> (sleeps: [Duration], timeout: Duration?)? {
         let plan = scenario.jobs[job]
         guard let last = bodies.attempts[job].last else { return nil }  // its body is about to be called
         if let deadline = scenario.deadline, deadline <= now { return nil }  // it is being cancelled
         switch last.end {
         case nil:
             // In its body: a sleeping body waits for its sleep and its timeout, whichever is first.
-            let timers: [Duration]
+            let sleeps: [Duration]
             switch plan.behaviour {
-            case .hangs: timers = [last.enteredAt + plan.timeout!]
-            case .slow(let seconds): timers = [last.enteredAt + .seconds(seconds)] + (plan.timeout.map { [last.enteredAt + $0] } ?? [])
+            case .hangs: sleeps = []  // beyond the horizon: only its timeout counts
+            case .slow(let seconds): sleeps = [last.enteredAt + .seconds(seconds)]
             case .succeeds, .flaky, .fails: return nil
             }
-            return timers.allSatisfy { $0 > now } ? timers : nil
+            let timeout = plan.timeout.map { last.enteredAt + $0 }
+            return (sleeps + (timeout.map { [$0] } ?? [])).allSatisfy { $0 > now } ? (sleeps, timeout) : nil
         case .threw:
             // Retried after the policy's delay, unless attempts ran out or the retry would end
             // after the deadline.
             guard let thrownAt = last.endedAt, last.number < plan.retry.maxAttempts else { return nil }
             let resume = thrownAt + plan.retry.delay(beforeAttempt: last.number + 1)
             if let deadline = scenario.deadline, resume >= deadline { return nil }
-            return resume > now ? [resume] : nil
+            return resume > now ? ([resume], nil) : nil
         case .returned, .cancelled:
             return nil
         }

@@ -239,9 +239,10 @@ struct TimeoutRetryTests {
         let clock = ManualClock()
         let log = CallLog()
         var workflow = Workflow()
-        // No backoff: while attempt 1 runs at most two tasks sleep on the clock (the body and its
-        // timeout), and attempt 2 starts only after attempt 1's timeout timer is gone, so "two
-        // sleepers" after the first advance can only mean attempt 2 and its timeout.
+        // No backoff: while attempt 1 runs two tasks sleep on the clock (the body, and the run's
+        // timer task until its timeout at 5s). When attempt 1 fails at 3s, its body's sleep is
+        // over, so "two sleepers" after the first advance can only mean attempt 2's body and the
+        // timer task (still until 5s: attempt 2's timeout, at 8s, is later).
         try workflow.add("job", timeout: .seconds(5), retry: .fixed(attempts: 3, delay: .zero)) { ctx in
             log.called("job", attempt: ctx.attempt)
             if ctx.attempt == 1 {
@@ -255,7 +256,10 @@ struct TimeoutRetryTests {
         clock.advance(by: .seconds(3))                                // attempt 1 fails at 3s
         try #require(await BoundedWait.sleepers(clock, atLeast: 2))  // attempt 2 and its timeout
         clock.advance(by: .seconds(4))
+        // The timer task woke at 5s, found nothing due (attempt 1 had ended), and sleeps until 8s.
+        try #require(await BoundedWait.sleeper(clock, until: .seconds(8)))
         #expect(clock.sleeperCount == 2, "at 7s attempt 2 has run 4s of its 5s")
+        #expect(log.attempts("job") == [1, 2] && run.snapshot.running == ["job"], "not timed out at 7s")
         clock.advance(by: .seconds(1))
         let report = try #require(await BoundedWait.report(run))
         let outcome = try #require(report.outcome(of: "job"))

@@ -24,7 +24,7 @@ final class RunCore: Sendable {
         var scheduler: Scheduler
         var report: RunReport?
         var reportWaiters: [CheckedContinuation<RunReport, Never>] = []
-        /// Tasks to cancel when the run ends: the deadline timer, grace timers, snapshot streams.
+        /// Tasks to cancel when the run ends: the deadline timer, snapshot streams.
         var timers: [Task<Void, Never>] = []
         /// The workers' tasks, by slot.
         var workers: [Worker?] = []
@@ -33,6 +33,8 @@ final class RunCore: Sendable {
     let plan: Plan
     let time: any RunTime
     let state: Locked<State>
+    /// Timeouts and grace periods, behind their own lock (see `RunCore+Timers.swift`).
+    let runTimers = Locked(Timers())
     private let hasOptions: Bool
     /// How long a cancelled or timed-out body may take to return before it is abandoned.
     private let gracePeriod: Int64
@@ -84,9 +86,10 @@ final class RunCore: Sendable {
             let startedAt = time.now()
             probe.started(job, at: startedAt)
             var completion: Completion
-            if plan.contains(job), !plan.hasPriorities, !hasOptions || plan.timeout(of: Int(job)) == nil {
-                // Most jobs: no timeout, no priority to raise; the first attempt runs here, and
-                // only a failure looks at the retry policy.
+            if plan.contains(job), !plan.hasPriorities {
+                // Most jobs: no priority to raise; the first attempt runs here, with its timeout
+                // if it has one, and only a failure looks at the retry policy.
+                let timer = hasOptions ? plan.timeout(of: Int(job)).map { startTimeout(for: job, after: $0, from: startedAt) } : nil
                 var failure: (any Error)?
                 do {
                     let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, slot: slot, core: self))
@@ -98,9 +101,13 @@ final class RunCore: Sendable {
                 if hasChildren.load(ordering: .relaxed) {
                     await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }
-                completion.endedAt = time.now()
-                if hasOptions, let failure, plan.hasOptions(Int(job)) {
-                    completion = await execute(job, slot: slot, startedAt: startedAt, probe: probe, afterFailure: failure)
+                if let timer, !stopTimeout(timer) {
+                    completion = Completion(result: .timedOut, attempts: 1, startedAt: startedAt, endedAt: time.now())
+                } else {
+                    completion.endedAt = time.now()
+                    if hasOptions, let failure, plan.hasOptions(Int(job)) {
+                        completion = await execute(job, slot: slot, startedAt: startedAt, probe: probe, afterFailure: failure)
+                    }
                 }
             } else {
                 completion = await execute(job, slot: slot, startedAt: startedAt, probe: probe)
@@ -144,7 +151,7 @@ final class RunCore: Sendable {
             var failure: (any Error)? = afterFailure
             if !ranAlready {
                 let context = JobContext(job: job, attempt: attempt, slot: slot, core: self)
-                let timer = timeout.map { startTimeout(for: job, after: $0) }
+                let timer = timeout.map { startTimeout(for: job, after: $0, from: time.now()) }
                 failure = nil
                 do {
                     if raise {
@@ -159,7 +166,7 @@ final class RunCore: Sendable {
                     // The attempt, and its timeout, last until its children have ended.
                     await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }
-                if let timer, !timer.stop() {
+                if let timer, !stopTimeout(timer) {
                     return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
                 }
                 if let value {
@@ -194,17 +201,14 @@ final class RunCore: Sendable {
         return delay
     }
 
-    /// Starts the timer of one attempt: when `timeout` passes before the attempt ends, the job
-    /// is timed out (its body cancelled, then abandoned after the grace period).
-    private func startTimeout(for job: Int32, after timeout: Duration) -> AttemptTimer {
-        let limit = time.now() + timeout.nanoseconds
-        let claim = TimeoutClaim()
-        let task = Task { [self] in
-            do { try await time.sleep(untilOffset: limit) } catch { return }
-            guard claim.timeOut() else { return }
-            step { $0.scheduler.timeOut(job, now: limit) }
-        }
-        return AttemptTimer(claim: claim, task: task)
+    /// Starts the timer of one attempt that started at `start`: when `timeout` passes before
+    /// the attempt ends, the job is timed out (its body cancelled, then abandoned after the grace
+    /// period).
+    private func startTimeout(for job: Int32, after timeout: Duration, from start: Int64) -> RunTimers.Token {
+        let deadline = start.saturatingPlus(timeout.nanoseconds)
+        let (token, driver) = runTimers.withLock { $0.queue.arm(timeoutOf: job, at: deadline) }
+        if let driver { startDriver(driver) }
+        return token
     }
 
     /// Runs `body` in a child task at `priority`, for a job of higher priority than its worker.
@@ -267,24 +271,11 @@ final class RunCore: Sendable {
     /// Jobs just cancelled: those whose bodies have not returned when the grace period passes
     /// are abandoned, so a body that ignores cancellation cannot hold the run.
     private func abandonAfterGrace(_ jobs: [Int32]) {
-        let limit = time.now() + gracePeriod
-        let timer = Task { [self] in
-            do { try await time.sleep(untilOffset: limit) } catch { return }
-            step { state in
-                var actions = Scheduler.Actions()
-                for job in jobs {
-                    // The worker's report of its body, read under the lock so that it is the
-                    // report of the worker the scheduler has in that slot.
-                    let progress = state.scheduler.slotRunning(job).flatMap { slot, generation in
-                        slot < state.workers.count && state.workers[slot]?.generation == generation
-                            ? state.workers[slot]?.probe.progress(of: job) : nil
-                    }
-                    actions.append(state.scheduler.abandon(job, progress: progress, now: limit))
-                }
-                return actions
-            }
+        let start = runTimers.withLock { timers in
+            let limit = time.now().saturatingPlus(gracePeriod)
+            return jobs.reduce(nil) { start, job in timers.queue.addGracePeriod(of: job, at: limit) ?? start }
         }
-        if !addTimer(timer) { timer.cancel() }
+        if let start { startDriver(start) }
     }
 
     private func finishRun() {
@@ -310,6 +301,7 @@ final class RunCore: Sendable {
             return (state.reportWaiters, state.timers)
         }
         for timer in timers { timer.cancel() }
+        closeTimers()
         events?.yield(.runFinished(report.status))
         events?.finish()
         for waiter in waiters { waiter.resume(returning: report) }
