@@ -392,3 +392,8 @@ struct StepDriver {
 
 /// A body's error.
 struct StepFailure: Error {}
+
+extension StepDriver: CustomStringConvertible {
+    /// Short, for failed expectations: the last steps.
+    var description: String { "the run after \(log.suffix(12).joined(separator: "; "))" }
+}
