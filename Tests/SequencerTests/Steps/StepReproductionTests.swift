@@ -56,12 +56,7 @@ import Testing
 
     /// `ChildWaitSlotTests.aParentFreedWhenAChildTakesAFinishedResultResumesBeforeTheNextJob`.
     @Test func aParentFreedWhenAChildTakesAFinishedResultResumesBeforeTheNextJob() throws {
-        var workflow = Workflow()
-        try workflow.add("leader", coalesce: "k") { _ in }
-        try workflow.add("parent", needs: ["leader"]) { _ in }
-        var run = try StepDriver(workflow, maxConcurrency: 1)
-        run.begin()
-        run.finish("leader")
+        var run = try Self.parentAfterLeader()
         run.addChild("shared", to: "parent", coalesce: "k")
         run.addChild("next", to: "parent")
         run.wait("parent", for: "parent/shared")
@@ -75,14 +70,20 @@ import Testing
         #expect(run.isFinished)
     }
 
-    /// `ChildWaitSlotTests.aParentFreedByAChildItsWorkerTookAfterAJobResumesBeforeTheNextJob`.
-    @Test func aParentFreedByAChildItsWorkerTookAfterAJobResumesBeforeTheNextJob() throws {
+    /// One worker: `leader`, with key `k`, has ended, and `parent`, which needs it, runs.
+    private static func parentAfterLeader() throws -> StepDriver {
         var workflow = Workflow()
         try workflow.add("leader", coalesce: "k") { _ in }
         try workflow.add("parent", needs: ["leader"]) { _ in }
         var run = try StepDriver(workflow, maxConcurrency: 1)
         run.begin()
         run.finish("leader")
+        return run
+    }
+
+    /// `ChildWaitSlotTests.aParentFreedByAChildItsWorkerTookAfterAJobResumesBeforeTheNextJob`.
+    @Test func aParentFreedByAChildItsWorkerTookAfterAJobResumesBeforeTheNextJob() throws {
+        var run = try Self.parentAfterLeader()
         run.addChild("first", to: "parent")
         run.addChild("shared", to: "parent", needs: ["first"], coalesce: "k")
         run.addChild("next", to: "parent", needs: ["first"])
