@@ -89,6 +89,19 @@ extension StepDriver {
             let suspended = scheduler.workers.slot(running: job).map { scheduler.workers[$0].suspended } ?? false
             if phase == .queued || (phase == .running && !suspended) { holders[lane] += 1 }
         }
+        // An ordered lane takes its jobs in the order they were added: none starts while an
+        // earlier one still waits (for its needs or its turn). Children have no place in it.
+        for lane in scheduler.plan.lanes where lane.ordered {
+            var waitingEarlier: Int32?
+            for job in lane.members {
+                let state = scheduler.jobs[job]
+                if state.phase == .waiting || state.phase == .laneWaiting {
+                    waitingEarlier = waitingEarlier ?? job
+                } else if let earlier = waitingEarlier, state.phase == .queued || state.phase == .running || state.startedAt != nil {
+                    problems.append("\(name(job)) started in ordered lane \(lane.name) while \(name(earlier)), added before it, waits")
+                }
+            }
+        }
         for (index, lane) in scheduler.lanes.enumerated() {
             if lane.used > lane.width { problems.append("lane \(lane.name) has \(lane.used) slots used, width \(lane.width)") }
             if lane.used != holders[index] { problems.append("lane \(lane.name) counts \(lane.used) slots used, \(holders[index]) jobs hold one") }
