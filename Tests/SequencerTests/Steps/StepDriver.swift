@@ -32,6 +32,9 @@ struct StepDriver {
         /// Its body returned and waits for its children: what the worker reports when they ended.
         var settling: Completion?
         var began: Int64 = 0
+        /// Whether the run knows its task (see ``SchedulerState/register(slot:generation:)``):
+        /// until then, cancelling it does nothing.
+        var registered = false
     }
 
     private(set) var scheduler: Scheduler
@@ -52,6 +55,8 @@ struct StepDriver {
     private(set) var problems: [String] = []
     /// Whether a worker told to park parks at once (else ``park(slot:)`` does it).
     var parksAtOnce = true
+    /// Whether a new worker's task is registered at once (else ``register(slot:)`` does it).
+    var registersAtOnce = true
     private(set) var now: Int64 = 0
     private var waitOwners: [Int: (slot: Int, generation: UInt32)] = [:]
     private var nextWaiter = 0
@@ -98,6 +103,13 @@ struct StepDriver {
         }
         workers[slot]?.settling = completion
         wait(name, blocking: true)
+    }
+
+    /// The task of the new worker in `slot` is registered with the run.
+    mutating func register(slot: Int) {
+        guard let worker = workers[slot], !worker.registered else { return problem("register \(slot): no new worker there") }
+        workers[slot]?.registered = true
+        step("worker \(slot) registers") { $0.register(slot: slot, generation: worker.generation) }
     }
 
     /// A worker told to park asks for a job again.
@@ -203,9 +215,12 @@ struct StepDriver {
     /// the background now await their waits), abandoned bodies return late, grace periods pass.
     mutating func drain() {
         parksAtOnce = true
+        registersAtOnce = true
         for _ in 0..<10_000 where problems.isEmpty {
             let current = workers.values.sorted { $0.slot < $1.slot }
-            if let worker = current.first(where: { $0.state == .parking }) {
+            if let worker = current.first(where: { !$0.registered }) {
+                register(slot: worker.slot)
+            } else if let worker = current.first(where: { $0.state == .parking }) {
                 park(slot: worker.slot)
             } else if let worker = current.first(where: { $0.job != nil && $0.waits.isEmpty && $0.settling == nil }),
                 let job = worker.job {
@@ -303,7 +318,8 @@ struct StepDriver {
                 workers[waiter] = nil
             }
         }
-        for (slot, generation) in actions.cancel where workers[slot]?.generation == generation {
+        // A task the run does not know yet is not cancelled: registering it cancels it then.
+        for (slot, generation) in actions.cancel where workers[slot]?.generation == generation && workers[slot]?.registered == true {
             workers[slot]?.cancelled = true
         }
         for waiter in actions.resume { resume(waiter) }
@@ -311,8 +327,10 @@ struct StepDriver {
             if workers[slot] != nil { problem("a worker was started in slot \(slot), which has one") }
             workers[slot] = Worker(slot: slot, generation: generation, job: job, began: now)
             start(job)
-            let registered = scheduler.register(slot: slot, generation: generation)
-            apply(registered)
+            if registersAtOnce {
+                workers[slot]?.registered = true
+                apply(scheduler.register(slot: slot, generation: generation))
+            }
         }
         graceList += actions.abandonLater.filter { !graceList.contains($0) }
         if actions.finished { finishedCount += 1 }

@@ -56,6 +56,13 @@ extension StepDriver {
                 problems.append("worker \(worker.slot) runs \(worker.job.map(name) ?? "nothing"), the scheduler's slot says \(slot.job.map(name) ?? "nothing")")
             }
         }
+        // A worker whose job was cancelled has its task cancelled, once the run knows the task.
+        for worker in workers.values where worker.registered && !worker.cancelled {
+            let slot = slots[worker.slot]
+            if slot.generation == worker.generation, slot.retiring {
+                problems.append("worker \(worker.slot) must exit after its job, but its task was not cancelled")
+            }
+        }
         for (index, slot) in slots.slots.enumerated() where slot.job != nil && workers[index] == nil {
             problems.append("slot \(index) runs \(slot.job.map(name) ?? "") without a worker")
         }

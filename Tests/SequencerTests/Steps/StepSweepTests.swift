@@ -67,6 +67,7 @@ import Testing
     /// One random event, if it can happen now; returns whether it did.
     private static func event(_ run: inout StepDriver, _ random: inout SplitMix64) -> Bool {
         run.parksAtOnce = false
+        run.registersAtOnce = false
         let active = run.workers.values.filter { $0.job != nil && !$0.blocked && $0.settling == nil }.sorted { $0.slot < $1.slot }
         let jobs = Array(run.scheduler.jobs.numbers)
         let unfinished = jobs.filter { !run.scheduler.jobs[$0].phase.isTerminal }
@@ -76,9 +77,12 @@ import Testing
             let outcome: StepDriver.Outcome =
                 worker.cancelled && random.chance(percent: 70) ? .cancelled : random.chance(percent: 20) ? .failed : .succeeded
             run.finish(name(job, run), outcome)
-        case 30..<40:
+        case 30..<37:
             guard let worker = pick(run.workers.values.filter { $0.state == .parking }, &random) else { return false }
             run.park(slot: worker.slot)
+        case 37..<40:
+            guard let worker = pick(run.workers.values.filter { !$0.registered }, &random) else { return false }
+            run.register(slot: worker.slot)
         case 40..<47:
             // Half the time a child that has not started: its parent may be waiting for it.
             let pending = unfinished.filter { run.scheduler.isChild($0) && run.scheduler.jobs[$0].phase.isPending }
