@@ -120,6 +120,7 @@ extension SchedulerState {
                 case .needs: return "'\(self.id(of: job))' needs '\(self.id(of: next.0))'"
                 case .child: return "'\(self.id(of: job))' waits for its child '\(self.id(of: next.0))'"
                 case .joined: return "'\(self.id(of: job))' joined '\(self.id(of: next.0))'"
+                case .turn: return "'\(self.id(of: job))' waits for its turn behind '\(self.id(of: next.0))' in its lane"
                 }
             }
             let (needID, ancestorID) = (self.id(of: need), self.id(of: path[path.count - 1].0))

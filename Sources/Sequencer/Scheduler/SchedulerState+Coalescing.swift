@@ -46,6 +46,18 @@ extension SchedulerState {
         return false
     }
 
+    /// The job just ahead of `job` in its ordered lane that has not started, if any: `job`
+    /// cannot start before it has. Children take no place in a lane's order.
+    func jobAhead(of job: Int32) -> Int32? {
+        guard let lane = jobs[job].lane, lanes[lane].ordered, !isChild(job) else { return nil }
+        var ahead: Int32?
+        for member in lanes[lane].order {
+            if member == job { return ahead }
+            if jobs[member].phase.isPending { ahead = member }
+        }
+        return nil
+    }
+
     /// Whether `job` waits, directly or not, for `other` to end (see ``waitPath(from:to:seen:)``).
     func waits(_ job: Int32, for other: Int32) -> Bool {
         var seen: [Int32: WaitStep] = [job: WaitStep(from: nil, reason: .child)]
@@ -60,6 +72,9 @@ extension SchedulerState {
         case joined
         /// It is waiting for its needs, and the next is one of them that has not ended.
         case needs
+        /// It waits for its turn in an ordered lane, and the next is the job ahead of it there,
+        /// which has not started.
+        case turn
     }
 
     /// How a search reached a job: from which, and why that one waits for it.
@@ -97,6 +112,10 @@ extension SchedulerState {
         }
         while let current = stack.popLast() {
             let state = jobs[current]
+            if state.phase == .waiting || state.phase == .laneWaiting, let ahead = jobAhead(of: current) {
+                // Its turn in an ordered lane comes after the job ahead of it has started.
+                if visit(ahead, from: current, .turn) { return path(to: ahead) }
+            }
             if state.phase == .waiting {
                 if isPlanned(current) {
                     for edge in plan.needRange(of: Int(current)) {

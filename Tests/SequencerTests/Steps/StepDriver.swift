@@ -201,7 +201,7 @@ struct StepDriver {
         workers[slot]?.waits.append(waiter)
         if blocking { workers[slot]?.blocked = true }
         step("\(parent) waits for \(child.map { "\($0)" } ?? "its children")\(blocking ? "" : " (in the background)")") {
-            $0.waitForChildren(of: job, target: target, waiter)
+            $0.waitForChildren(of: job, target: target, slot: slot, waiter)
         }
     }
 

@@ -34,7 +34,7 @@ extension StepDriver {
             problems.append("\(tally[phase, default: 0]) jobs are \(phase), counted \(scheduler.counts[phase])")
         }
         let ended = JobPhase.allCases.filter(\.isTerminal).reduce(0) { $0 + tally[$1, default: 0] }
-        if ended != scheduler.finishedCount { problems.append("\(ended) jobs ended, counted \(scheduler.finishedCount)") }
+        if ended != (scheduler.jobs.count - scheduler.unfinished) { problems.append("\(ended) jobs ended, counted \((scheduler.jobs.count - scheduler.unfinished))") }
         if scheduler.ready.count - scheduler.ready.stale != tally[.queued, default: 0] {
             problems.append("the ready queue holds \(scheduler.ready.count - scheduler.ready.stale) live jobs, \(tally[.queued, default: 0]) are queued")
         }
@@ -121,7 +121,7 @@ extension StepDriver {
         guard hasBegun else { return [] }
         var problems: [String] = []
         if finishedCount != (scheduler.isFinished ? 1 : 0) {
-            problems.append("the run said it ended \(finishedCount) times; \(scheduler.finishedCount) of \(scheduler.jobs.count) jobs ended")
+            problems.append("the run said it ended \(finishedCount) times; \((scheduler.jobs.count - scheduler.unfinished)) of \(scheduler.jobs.count) jobs ended")
         }
         if scheduler.isFinished, workers.values.contains(where: { $0.state == .parked }) {
             problems.append("the run ended with parked workers")
