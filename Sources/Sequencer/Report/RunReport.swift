@@ -115,7 +115,7 @@ final class RunRecord: Sendable {
 
     func value(of job: Int32) -> (any Sendable)? {
         guard !plan.contains(job) else { return Int(job) < values.count ? values[Int(job)] : nil }
-        return added[job].value
+        return added.values[job]
     }
 
     func job<T>(for handle: JobHandle<T>) -> Int32? {

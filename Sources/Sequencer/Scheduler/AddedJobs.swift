@@ -1,21 +1,32 @@
-/// A job added while the run runs (a child), numbered after the plan's jobs.
+/// A job added while the run runs (a child, or a queue's job), numbered after the plan's jobs.
+/// Kept to 96 bytes: what few jobs have (options, a value) is kept beside it, in ``AddedJobs``.
 struct AddedJob {
     var id: JobID
     var body: any JobBody
-    var options: JobOptions?
     var hasValue: Bool
     /// The job that added it; nil for a job added to a queue from outside.
     var parent: Int32?
     /// What it needs: jobs added before it, so needs alone form no cycle; `addChild` rejects a
     /// need that waits for the child's ancestors (see `waitPath(from:to:seen:)`).
     var needs: [Int32]
-    var lane: Int?
+    private var laneNumber: Int32
     var key: Int32?
-    /// Its result, once it succeeded (when it has one).
-    var value: (any Sendable)?
     /// How many unfinished jobs may still read its result or outcome: dependents that have not
     /// ended, and callers waiting in ``JobQueue/value(of:)``. A queue keeps it while this is not 0.
     var readers: Int32 = 0
+
+    init(id: JobID, body: any JobBody, hasValue: Bool, parent: Int32?, needs: [Int32], lane: Int?, key: Int32?) {
+        self.id = id
+        self.body = body
+        self.hasValue = hasValue
+        self.parent = parent
+        self.needs = needs
+        laneNumber = lane.map { Int32($0) } ?? -1
+        self.key = key
+    }
+
+    /// Its lane as added (a job that joins a coalesced leader gives its lane slot up).
+    var lane: Int? { laneNumber >= 0 ? Int(laneNumber) : nil }
 }
 
 /// The jobs added while the run runs (children, and every job of a queue), numbered after the
@@ -27,6 +38,10 @@ struct AddedJobs {
     private(set) var lookup: [JobID: Int32] = [:]
     /// Added jobs waiting for a job (of the plan, or added), by the job they wait for.
     var dependents: [Int32: [Int32]] = [:]
+    /// The options of the jobs that set any.
+    var options: [Int32: JobOptions] = [:]
+    /// The results of the jobs that succeeded with one.
+    var values: [Int32: any Sendable] = [:]
 
     init(first: Int) { entries = Window(base: Int32(first)) }
 
@@ -37,15 +52,18 @@ struct AddedJobs {
         _modify { yield &entries[job] }
     }
 
-    mutating func append(_ job: AddedJob, as number: Int32) {
+    mutating func append(_ job: AddedJob, options: JobOptions?, as number: Int32) {
         entries.append(job)
         lookup[job.id] = number
+        if let options { self.options[number] = options }
     }
 
     /// Forgets the oldest added job (a queue's, whose number is `number`).
     mutating func dropOldest(_ number: Int32) {
         let id = entries[number].id
         if lookup[id] == number { lookup[id] = nil }
+        if !options.isEmpty { options[number] = nil }
+        if !values.isEmpty { values[number] = nil }
         entries.dropOldest()
     }
 }
@@ -86,7 +104,7 @@ extension SchedulerState {
     /// What a worker needs to run a job added at run time.
     func spec(of job: Int32) -> JobSpec {
         let entry = added[job]
-        return JobSpec(body: entry.body, options: entry.options, priority: jobs[job].priority)
+        return JobSpec(body: entry.body, options: added.options.isEmpty ? nil : added.options[job], priority: jobs[job].priority)
     }
 
     func hasValue(_ job: Int32) -> Bool {

@@ -65,9 +65,9 @@ extension SchedulerState {
             priority: max(request.priority, jobs[parent].priority)))
         added.append(
             AddedJob(
-                id: id, body: request.body, options: request.options, hasValue: request.hasValue,
+                id: id, body: request.body, hasValue: request.hasValue,
                 parent: parent, needs: needs, lane: lane, key: key),
-            as: child)
+            options: request.options, as: child)
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
 

@@ -51,9 +51,9 @@ extension SchedulerState {
             remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count), priority: request.priority))
         added.append(
             AddedJob(
-                id: id, body: request.body, options: request.options, hasValue: request.hasValue,
+                id: id, body: request.body, hasValue: request.hasValue,
                 parent: nil, needs: needs, lane: lane, key: key),
-            as: job)
+            options: request.options, as: job)
         if let lane { lanes[lane].enter(job) }
         var failedNeed: Int32?
         var remaining: Int32 = 0

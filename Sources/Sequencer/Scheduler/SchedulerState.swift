@@ -222,7 +222,7 @@ struct SchedulerState<Waiter> {
             if isPlanned(job) {
                 values[index] = value
             } else {
-                added[job].value = value
+                added.values[job] = value
             }
         }
         setPhase(job, .succeeded)
@@ -443,7 +443,7 @@ struct SchedulerState<Waiter> {
 
     func value(of job: Int32) -> (any Sendable)? {
         guard !isPlanned(job) else { return Int(job) < values.count ? values[Int(job)] : nil }
-        return jobs.contains(job) ? added[job].value : nil
+        return jobs.contains(job) ? added.values[job] : nil
     }
 }
 
