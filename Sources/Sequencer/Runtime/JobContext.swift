@@ -9,16 +9,18 @@
 /// ```
 public struct JobContext: Sendable {
     let job: Int32
-    /// The slot of the worker running the job.
+    /// The slot of the worker running the job, and what it tells the run without the lock.
     let slot: Int
+    let probe: WorkerProbe
     let core: RunCore
 
     /// Which attempt this is: 1 the first time, 2 on the first retry.
     public let attempt: Int
 
-    init(job: Int32, attempt: Int, slot: Int, core: RunCore) {
+    init(job: Int32, attempt: Int, slot: Int, probe: WorkerProbe, core: RunCore) {
         self.job = job
         self.slot = slot
+        self.probe = probe
         self.attempt = attempt
         self.core = core
     }
@@ -122,9 +124,13 @@ public struct JobContext: Sendable {
     private func addChild<T>(
         _ name: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?, body: any JobBody, hasValue: Bool
     ) throws -> JobHandle<T> {
+        // The ID is built before taking the run's lock.
+        let parentID = id
+        let prefix = attempt > 1 ? "\(parentID)#\(attempt)" : parentID.description
         let request = RunCore.Scheduler.ChildRequest(
-            name: name, needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
+            name: name, id: JobID("\(prefix)/\(name)"), prefix: prefix, needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
         let (child, id) = try core.addChild(request, to: job, attempt: attempt)
+        probe.addedChild()
         return JobHandle(id: id, index: child)
     }
 

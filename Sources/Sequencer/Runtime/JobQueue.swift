@@ -102,7 +102,7 @@ public final class JobQueue: Sendable {
         _ id: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?, body: any JobBody, hasValue: Bool
     ) throws -> JobHandle<T> {
         let request = RunCore.Scheduler.ChildRequest(
-            name: id, needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
+            name: id, id: id, prefix: "", needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
         var job: Int32 = 0
         try core.step { state in
             let (added, actions) = try state.scheduler.add(request)

@@ -36,14 +36,14 @@ extension RunCore {
 
     /// Adds a child job to the running job `parent`.
     func addChild(_ request: Scheduler.ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, JobID) {
-        hasChildren.store(true, ordering: .relaxed)
-        var child: Int32 = 0
+        var child: (Int32, JobID)?
         try step { state in
             let (number, actions) = try state.scheduler.addChild(request, to: parent, attempt: attempt)
-            child = number
+            child = (number, state.scheduler.id(of: number))
             return actions
         }
-        return (child, state.withLock { $0.scheduler.id(of: child) })
+        guard let child else { throw CancellationError() }  // `step` ran the event: never taken
+        return child
     }
 
     /// Waits, without holding a worker slot, until `target` (a child of `parent`, or nil for all

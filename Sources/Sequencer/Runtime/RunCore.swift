@@ -40,8 +40,6 @@ final class RunCore: Sendable {
     private let gracePeriod: Int64
     /// The run's deadline, as an offset from its start.
     private let deadline: Int64?
-    /// Set when a job first adds a child: from then on, workers check for children to wait for.
-    let hasChildren = Atomic<Bool>(false)
     /// Where the run is recorded, and what it reads the run's records from; nil when it is not.
     private let recorder: (any RunRecorder)?
     private let log: RunLog?
@@ -80,6 +78,9 @@ final class RunCore: Sendable {
 
     private func work(slot: Int, generation: UInt32, first: Int32, probe: WorkerProbe) async {
         var job = first
+        /// What the next job needs to run, when it was added at run time: read in the step that
+        /// took it, to save taking the lock again.
+        var spec: JobSpec?
         while true {
             // Read after the job was taken: its needs' end times were read before they were
             // recorded under the lock, so this reading is never earlier than any of them.
@@ -92,13 +93,13 @@ final class RunCore: Sendable {
                 let timer = hasOptions ? plan.timeout(of: Int(job)).map { startTimeout(for: job, after: $0, from: startedAt) } : nil
                 var failure: (any Error)?
                 do {
-                    let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, slot: slot, core: self))
+                    let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, slot: slot, probe: probe, core: self))
                     completion = Completion(result: .succeeded(value), attempts: 1, startedAt: startedAt, endedAt: 0)
                 } catch {
                     failure = error
                     completion = Completion(result: .threw(error), attempts: 1, startedAt: startedAt, endedAt: 0)
                 }
-                if hasChildren.load(ordering: .relaxed) {
+                if probe.takeAddedChildren() {
                     await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }
                 if let timer, !stopTimeout(timer) {
@@ -110,9 +111,14 @@ final class RunCore: Sendable {
                     }
                 }
             } else {
-                completion = await execute(job, slot: slot, startedAt: startedAt, probe: probe)
+                completion = await execute(job, slot: slot, spec: spec, startedAt: startedAt, probe: probe)
             }
-            var next = step { $0.scheduler.finish(job, completion, slot: slot, generation: generation) }
+            spec = nil
+            var next = step { state in
+                let actions = state.scheduler.finish(job, completion, slot: slot, generation: generation)
+                if case .run(let next)? = actions.worker, !plan.contains(next) { spec = state.scheduler.spec(of: next) }
+                return actions
+            }
             if next == .park {
                 let woken = await withCheckedContinuation { continuation in
                     next = step { $0.scheduler.park(slot: slot, continuation) }
@@ -132,10 +138,10 @@ final class RunCore: Sendable {
     /// Runs a job's body with its retries and timeout, at its priority, timing it. With
     /// `afterFailure`, the first attempt already ran and threw it: the retries follow.
     @inline(never)
-    private func execute(_ job: Int32, slot: Int, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
+    private func execute(_ job: Int32, slot: Int, spec known: JobSpec? = nil, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
-        let spec = plan.contains(job) ? nil : state.withLock { $0.scheduler.spec(of: job) }
+        let spec = plan.contains(job) ? nil : known ?? state.withLock { $0.scheduler.spec(of: job) }
         let body = spec?.body ?? plan.bodies[Int(job)]
         // Read field by field: the options are copied whole only when an attempt fails.
         let timeout = spec != nil ? spec?.options?.timeout : plan.timeout(of: Int(job))
@@ -150,7 +156,7 @@ final class RunCore: Sendable {
             var value: (any Sendable)?
             var failure: (any Error)? = afterFailure
             if !ranAlready {
-                let context = JobContext(job: job, attempt: attempt, slot: slot, core: self)
+                let context = JobContext(job: job, attempt: attempt, slot: slot, probe: probe, core: self)
                 let timer = timeout.map { startTimeout(for: job, after: $0, from: time.now()) }
                 failure = nil
                 do {
@@ -162,7 +168,7 @@ final class RunCore: Sendable {
                 } catch {
                     failure = error
                 }
-                if hasChildren.load(ordering: .relaxed) {
+                if probe.takeAddedChildren() {
                     // The attempt, and its timeout, last until its children have ended.
                     await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }

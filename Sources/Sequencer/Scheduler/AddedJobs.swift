@@ -52,10 +52,22 @@ struct AddedJobs {
         _modify { yield &entries[job] }
     }
 
+    /// Adds a job; its ID now names it.
     mutating func append(_ job: AddedJob, options: JobOptions?, as number: Int32) {
-        entries.append(job)
         lookup[job.id] = number
-        if let options { self.options[number] = options }
+        appendClaimed(job, options: options)
+    }
+
+    /// Makes `id` name the job `number`, unless it already names a job: then returns false.
+    /// One hash lookup for the check and the insertion.
+    mutating func claim(_ id: JobID, for number: Int32) -> Bool {
+        { (entry: inout Int32) in entry }(&lookup[id, default: number]) == number
+    }
+
+    /// Adds a job whose ID was claimed (see ``claim(_:for:)``).
+    mutating func appendClaimed(_ job: AddedJob, options: JobOptions?) {
+        entries.append(job)
+        if let options { self.options[entries.end &- 1] = options }
     }
 
     /// Forgets the oldest added job (a queue's, whose number is `number`).

@@ -165,6 +165,7 @@ final class WorkerProbe: Sendable {
     private let job = Atomic<Int32>(-1)
     private let start = Atomic<Int64>(-1)
     private let attempts = Atomic<Int>(0)
+    private let children = Atomic<Bool>(false)
 
     /// The worker began running `job`'s body.
     func started(_ job: Int32, at time: Int64) {
@@ -174,6 +175,15 @@ final class WorkerProbe: Sendable {
     }
 
     func attempting(_ attempt: Int) { attempts.store(attempt, ordering: .relaxed) }
+
+    /// The worker's job added a child: the attempt waits for its children before it ends.
+    func addedChild() { children.store(true, ordering: .relaxed) }
+
+    /// Whether the job added a child since the last call. Read by the worker itself after an
+    /// attempt (its body's adds happened before it returned).
+    func takeAddedChildren() -> Bool {
+        children.load(ordering: .relaxed) && children.exchange(false, ordering: .relaxed)
+    }
 
     /// When the worker began `job`'s body and its attempt now, or nil when it has not begun it.
     func progress(of job: Int32) -> (startedAt: Int64, attempt: Int)? {

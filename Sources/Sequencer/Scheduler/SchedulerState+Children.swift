@@ -9,6 +9,10 @@ extension SchedulerState {
     /// A job to add at run time, checked by ``addChild(_:to:attempt:)``.
     struct ChildRequest {
         var name: JobID
+        /// Its full ID (the parent's ID, a slash and `name`), built before taking the lock.
+        var id: JobID
+        /// The parent's ID, with the attempt when it is a retry: siblings are named from it.
+        var prefix: String
         var needs: [JobID]
         var lane: String?
         var priority: Priority
@@ -24,17 +28,17 @@ extension SchedulerState {
     ///   option or a key an ancestor leads, or a parent that is no longer running.
     mutating func addChild(_ request: ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, Actions) {
         let parentID = id(of: parent)
-        let prefix = attempt > 1 ? "\(parentID)#\(attempt)" : parentID.description
-        let id = JobID("\(prefix)/\(request.name)")
+        let (prefix, id) = (request.prefix, request.id)
         func failure(_ code: WorkflowError.Code, _ message: String, _ jobs: [JobID]) -> WorkflowError {
             WorkflowError(code: code, message: message, jobs: jobs)
         }
         guard jobs[parent].phase == .running, !cancelRequested.contains(parent), !isFinished else {
             throw failure(.invalidOption, "job '\(parentID)' added child '\(id)' after it ended or was cancelled", [parentID, id])
         }
-        guard job(id) == nil else {
-            throw failure(.duplicateJob, "job '\(parentID)' added child '\(id)', but the run already has a job with that ID", [id])
+        func duplicate() -> WorkflowError {
+            failure(.duplicateJob, "job '\(parentID)' added child '\(id)', but the run already has a job with that ID", [id])
         }
+        guard plan.job(id) == nil else { throw duplicate() }
         if let problem = request.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
         var key: Int32?
         if let options = request.options, let name = options.coalesce {
@@ -58,16 +62,18 @@ extension SchedulerState {
             needs.append(need)
         }
         if !needs.isEmpty { try checkNeedsWaitForNoAncestor(needs, of: id, parent: parent) }
+        // Last, as it records the ID when it is free.
+        guard added.claim(id, for: jobs.end) else { throw duplicate() }
 
         // Checked: add it.
         let child = appendJob(JobState(
             remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count),
             priority: max(request.priority, jobs[parent].priority)))
-        added.append(
+        added.appendClaimed(
             AddedJob(
                 id: id, body: request.body, hasValue: request.hasValue,
                 parent: parent, needs: needs, lane: lane, key: key),
-            options: request.options, as: child)
+            options: request.options)
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
 

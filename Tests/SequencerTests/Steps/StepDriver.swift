@@ -171,7 +171,8 @@ struct StepDriver {
         guard let job = number(parent) else { return nil }
         let options = coalesce.map { JobOptions(coalesce: $0, valueType: ObjectIdentifier(Void.self)) }
         let request = Scheduler.ChildRequest(
-            name: name, needs: needs, lane: lane, priority: priority, options: options, body: VoidJobBody { _ in },
+            name: name, id: JobID("\(parent)/\(name)"), prefix: parent.description, needs: needs, lane: lane,
+            priority: priority, options: options, body: VoidJobBody { _ in },
             hasValue: false)
         do {
             var child: Int32 = 0
