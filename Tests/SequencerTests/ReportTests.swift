@@ -214,13 +214,13 @@ import Testing
     /// reading) and is recorded; then A's worker records A and takes j. j started after both
     /// ended, so its start is no earlier than B's end, and the critical path goes through B.
     ///
-    /// A's worker holds its thread (spinning on a flag, bounded) while B ends, so this needs a
-    /// second processor, and it is a single case: parallel cases could hold every thread. When
-    /// other suites hold the second thread for the whole spin, the interleaving does not happen;
-    /// the scenario is then run again, up to five times.
+    /// A's worker holds its thread (spinning on a flag, for at most 200 ms) while B ends, so this
+    /// needs a second processor, and it is a single case: parallel cases could hold every thread.
+    /// When other suites hold the second thread for the whole spin, the interleaving does not
+    /// happen; the scenario is then run again, up to ten times.
     @Test(.enabled(if: RunOptions.activeProcessorCount > 1))
     func aDependentNeverStartsBeforeItsLastNeedEnded() async throws {
-        for _ in 1...5 {
+        for _ in 1...10 {
             guard let report = try await runInterleavingBWhileAEnds() else { continue }
             #expect(report.status == .succeeded)
             let a = try #require(report.outcome(of: "A")?.endedAt)
@@ -231,7 +231,7 @@ import Testing
             #expect(report.criticalPath == ["B", "j"])
             return
         }
-        Issue.record("B was never recorded while A's end was being read, in five tries")
+        Issue.record("B was never recorded while A's end was being read, in ten tries")
     }
 
     /// Runs the scenario above; returns its report when the interleaving happened, else nil.
@@ -245,7 +245,13 @@ import Testing
             // The next reading is the one that ends A (B is held, the test reads nothing).
             clock.duringNextReading {
                 bGate.open()
-                for _ in 0..<200_000_000 where bRecorded.marked { return interleaved.mark() }
+                // Bounded by time, not by a count of iterations: under ThreadSanitizer a count
+                // that takes a second unsanitized held this pool thread for minutes, starving
+                // every suite running beside it (the "stall of the whole test pool").
+                let start = ContinuousClock.now
+                while ContinuousClock.now - start < .milliseconds(200) {
+                    if bRecorded.marked { return interleaved.mark() }
+                }
             }
         }
         try workflow.add("B") { _ in await bGate.wait() }
