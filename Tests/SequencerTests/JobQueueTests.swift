@@ -186,6 +186,10 @@ struct JobQueueTests {
         let kept = queue.core.state.withLock { $0.scheduler.jobs.count }
         #expect(kept <= 5)
         #expect(queue.outcome(of: "anchor") == nil)
+        // A forgotten job is no longer there to wait for, cancel or need.
+        let forgotten = await #expect(throws: WorkflowError.self) { try await queue.value(of: anchor) }
+        #expect(forgotten?.code == .unknownNeed)
+        queue.cancel("anchor")
         let error = #expect(throws: WorkflowError.self) { try queue.add("late", needs: ["anchor"]) { _ in } }
         #expect(error?.code == .unknownNeed)
         queue.close()

@@ -116,19 +116,29 @@ public final class JobQueue: Sendable {
     /// - Throws: its ``JobError`` when it did not succeed; ``WorkflowError`` `.unknownNeed` when
     ///   the queue has no such job (never added, or forgotten).
     public func value<T: Sendable>(of handle: JobHandle<T>) async throws -> T {
-        let job = core.state.withLock { state -> Int32? in
-            let scheduler = state.scheduler
-            if scheduler.jobs.contains(handle.index), scheduler.id(of: handle.index) == handle.id { return handle.index }
-            return scheduler.job(handle.id)
+        // Found and watched in one step: a queue may forget a job between two.
+        var found: Int32?
+        _ = await withCheckedContinuation { continuation in
+            core.step { state in
+                let scheduler = state.scheduler
+                if scheduler.jobs.contains(handle.index), scheduler.id(of: handle.index) == handle.id {
+                    found = handle.index
+                } else {
+                    found = scheduler.job(handle.id)
+                }
+                guard let job = found else {
+                    var actions = RunCore.Scheduler.Actions()
+                    actions.resume.append(continuation)
+                    return actions
+                }
+                return state.scheduler.watch(job, continuation)
+            }
         }
-        guard let job else {
+        guard let job = found else {
             throw WorkflowError(
                 code: .unknownNeed,
                 message: "the queue has no job '\(handle.id)': it was never added, or it ended and was forgotten (see keepFinished)",
                 jobs: [handle.id])
-        }
-        _ = await withCheckedContinuation { continuation in
-            core.step { $0.scheduler.watch(job, continuation) }
         }
         var result: Result<any Sendable, any Error> = .failure(CancellationError())
         core.step { state in

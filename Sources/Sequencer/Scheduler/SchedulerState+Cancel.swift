@@ -31,7 +31,8 @@ extension SchedulerState {
     /// if it is running, its body is cancelled. Its children are cancelled with it. A finished
     /// job is left as it is.
     mutating func cancel(_ job: Int32, now: Int64) -> Actions {
-        guard !isFinished else { return flush() }
+        // A queue may have forgotten the job since its caller looked it up.
+        guard !isFinished, jobs.contains(job) else { return flush() }
         if now > clock { clock = now }
         switch jobs[job].phase {
         case .waiting, .laneWaiting, .queued:
@@ -46,7 +47,8 @@ extension SchedulerState {
 
     /// The job's own timeout passed while it ran: cancel it; it ends timed out.
     mutating func timeOut(_ job: Int32, now: Int64) -> Actions {
-        guard !isFinished, jobs[job].phase == .running else { return flush() }
+        // The timer may fire after the job ended, and a queue may have forgotten it since.
+        guard !isFinished, jobs.contains(job), jobs[job].phase == .running else { return flush() }
         if limits[job] == nil { limits[job] = (now, .timedOut) }
         cancelRunning(job, now: now)
         return flush()
@@ -55,7 +57,7 @@ extension SchedulerState {
     /// Where a running job's worker is, for ``abandon(_:progress:now:)``: its caller reads the
     /// worker's progress (which the worker writes without the lock) and passes it in.
     func slotRunning(_ job: Int32) -> (slot: Int, generation: UInt32)? {
-        guard jobs[job].phase == .running, let slot = workers.slot(running: job) else { return nil }
+        guard jobs.contains(job), jobs[job].phase == .running, let slot = workers.slot(running: job) else { return nil }
         return (slot, workers[slot].generation)
     }
 
@@ -65,7 +67,7 @@ extension SchedulerState {
     /// attempt, or nil when the body has not even begun (its worker was not scheduled yet);
     /// then it gets another grace period, not having had the chance to see the cancellation.
     mutating func abandon(_ job: Int32, progress: (startedAt: Int64, attempt: Int)?, now: Int64) -> Actions {
-        guard jobs[job].phase == .running else { return flush() }
+        guard jobs.contains(job), jobs[job].phase == .running else { return flush() }
         var startedAt = now
         var attempts = 1
         if let slot = workers.slot(running: job) {
