@@ -179,7 +179,9 @@ struct RunCommandTests {
                 needs: [quick]
                 run: sleep 30
             """)
-        let result = try await cli.run(["run", "--deadline", "500ms"], limit: .seconds(60))
+        // 3 s: under the sanitizer, on a loaded machine, even `touch` has taken 0.4 s to start,
+        // and a 500 ms deadline timed out `quick` instead of `slow`.
+        let result = try await cli.run(["run", "--deadline", "3s"], limit: .seconds(60))
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stdout.contains("TIMED OUT slow"), "\(result.output)")
         #expect(result.stdout.contains("sequencer: timedOut: 2 jobs in "), "\(result.output)")
