@@ -186,8 +186,12 @@ struct JobQueueTests {
         let kept = queue.core.state.withLock { $0.scheduler.jobs.count }
         #expect(kept <= 5)
         #expect(queue.outcome(of: "anchor") == nil)
-        // A forgotten job is no longer there to wait for, cancel or need.
-        let forgotten = await #expect(throws: WorkflowError.self) { try await queue.value(of: anchor) }
+        // A forgotten job is no longer there to find by ID, cancel or need; its handle still
+        // reads its result (kept by the handle), a handle made without the queue does not.
+        #expect(try await queue.value(of: anchor) == 42)
+        let forgotten = await #expect(throws: WorkflowError.self) {
+            try await queue.value(of: JobHandle<Int>(id: anchor.id, index: anchor.index))
+        }
         #expect(forgotten?.code == .unknownNeed)
         queue.cancel("anchor")
         let error = #expect(throws: WorkflowError.self) { try queue.add("late", needs: ["anchor"]) { _ in } }
@@ -199,6 +203,28 @@ struct JobQueueTests {
         #expect(report.outcomes.map(\.id).last == "tail-19")
         let state = queue.core.state.withLock { ($0.scheduler.failures.count, $0.scheduler.added.lookup.count) }
         #expect(state.0 == 0 && state.1 <= 5)
+    }
+
+    @Test func aHandleReadsItsOwnJobAfterTheQueueForgotItAndFreesTheResultWithIt() async throws {
+        struct Offline: Error { let message: String }
+        let queue = JobQueue(RunOptions(maxConcurrency: 1), keepFinished: 0)
+        let failing = try queue.add("fails") { _ -> Int in throw Offline(message: "no network") }
+        let first = try queue.add("sync") { _ in "first" }
+        weak let ticket = first.ticket
+        // The ID is used again once its job has ended: the old handle keeps reading the old job.
+        _ = try await queue.value(of: first)
+        let second = try queue.add("sync") { _ in "second" }
+        #expect(try await queue.value(of: second) == "second")
+        #expect(queue.core.state.withLock { $0.scheduler.jobs.count } == 0)
+        #expect(try await queue.value(of: first) == "first")
+        let error = await #expect(throws: JobError.self) { try await queue.value(of: failing) }
+        #expect(error?.path == ["fails"])
+        #expect((error?.underlying as? Offline)?.message == "no network")
+        #expect(ticket != nil)
+        _ = consume first
+        #expect(ticket == nil)
+        queue.close()
+        _ = await queue.report()
     }
 
     /// Many tasks add jobs at once, each needing earlier jobs of its own task, while the queue

@@ -29,6 +29,22 @@ public struct JobHandle<Value: Sendable>: Sendable, Hashable {
     public let id: JobID
     /// The job's position in the workflow it was added to; checked against `id` before use.
     let index: Int32
+    /// For a job added to a ``JobQueue``: where its outcome is kept once the queue has forgotten
+    /// the job, for as long as a handle to it exists (as a `Task` keeps its value).
+    let ticket: JobTicket?
+
+    init(id: JobID, index: Int32, ticket: JobTicket? = nil) {
+        self.id = id
+        self.index = index
+        self.ticket = ticket
+    }
+
+    public static func == (lhs: JobHandle, rhs: JobHandle) -> Bool { lhs.id == rhs.id && lhs.index == rhs.index }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(index)
+    }
 }
 
 /// How urgent a job is. Among jobs that are ready, higher priorities start first,

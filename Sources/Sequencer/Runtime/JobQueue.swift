@@ -22,8 +22,9 @@
 ///   not ended, while a caller waits in ``value(of:)``, or while it leads a coalescing key that
 ///   unfinished jobs share; and otherwise the newest `keepFinished` finished jobs. Jobs are
 ///   forgotten oldest first: a job that runs for hours keeps the jobs added after it until it
-///   ends. A forgotten job can no longer be named in `needs`, read with ``value(of:)`` or found
-///   in the report, whose counts still cover every job the queue ran.
+///   ends. A forgotten job can no longer be named in `needs` or found in the report, whose
+///   counts still cover every job the queue ran; its handle still reads its result with
+///   ``value(of:)``, as a `Task` keeps its value while it is held.
 /// - A coalescing key is shared only by jobs that overlap: once no unfinished job has the key,
 ///   the key is forgotten and the next job with it runs the work again.
 ///
@@ -103,26 +104,33 @@ public final class JobQueue: Sendable {
     ) throws -> JobHandle<T> {
         let request = RunCore.Scheduler.ChildRequest(
             name: id, id: id, prefix: "", needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
+        let ticket = JobTicket()
         var job: Int32 = 0
         try core.step { state in
-            let (added, actions) = try state.scheduler.add(request)
+            let (added, actions) = try state.scheduler.add(request, ticket: ticket)
             job = added
             return actions
         }
-        return JobHandle(id: id, index: job)
+        return JobHandle(id: id, index: job, ticket: ticket)
     }
 
-    /// Waits for the handle's job to end and returns its result.
+    /// Waits for the handle's job to end and returns its result. A handle from ``add(_:needs:lane:priority:timeout:retry:coalesce:_:)``
+    /// reads its job's result even after the queue has forgotten the job: the result is kept
+    /// while a handle to it exists.
     /// - Throws: its ``JobError`` when it did not succeed; ``WorkflowError`` `.unknownNeed` when
-    ///   the queue has no such job (never added, or forgotten).
+    ///   the queue has no such job (a handle from elsewhere, for a job never added or forgotten).
     public func value<T: Sendable>(of handle: JobHandle<T>) async throws -> T {
         // Found and watched in one step: a queue may forget a job between two.
         var found: Int32?
+        var result: Result<any Sendable, any Error>?
         _ = await withCheckedContinuation { continuation in
             core.step { state in
                 let scheduler = state.scheduler
                 if scheduler.jobs.contains(handle.index), scheduler.id(of: handle.index) == handle.id {
                     found = handle.index
+                } else if let ticket = handle.ticket {
+                    // Ended and forgotten: its ticket was filled in the step that ended it.
+                    result = ticket.result
                 } else {
                     found = scheduler.job(handle.id)
                 }
@@ -134,21 +142,17 @@ public final class JobQueue: Sendable {
                 return state.scheduler.watch(job, continuation)
             }
         }
-        guard let job = found else {
+        if let job = found {
+            core.step { state in
+                result = state.scheduler.result(of: job)
+                return state.scheduler.doneReading(job)
+            }
+        }
+        guard let result else {
             throw WorkflowError(
                 code: .unknownNeed,
                 message: "the queue has no job '\(handle.id)': it was never added, or it ended and was forgotten (see keepFinished)",
                 jobs: [handle.id])
-        }
-        var result: Result<any Sendable, any Error> = .failure(CancellationError())
-        core.step { state in
-            let scheduler = state.scheduler
-            if scheduler.jobs[job].phase == .succeeded {
-                result = .success(scheduler.value(of: job) ?? ())
-            } else {
-                result = .failure(scheduler.error(of: job) ?? JobError(code: .cancelled, underlying: nil, path: [handle.id]))
-            }
-            return state.scheduler.doneReading(job)
         }
         let value = try result.get()
         if T.self == Void.self, let void = () as? T { return void }

@@ -42,6 +42,8 @@ struct AddedJobs {
     var options: [Int32: JobOptions] = [:]
     /// The results of the jobs that succeeded with one.
     var values: [Int32: any Sendable] = [:]
+    /// A queue's jobs that have not ended, by number: where their outcomes go when they end.
+    var tickets: [Int32: JobTicket] = [:]
 
     init(first: Int) { entries = Window(base: Int32(first)) }
 

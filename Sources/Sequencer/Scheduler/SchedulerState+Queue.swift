@@ -7,10 +7,11 @@
 /// forgotten oldest first (see ``Window``), so a job that runs for long keeps the jobs added
 /// after it until it ends.
 extension SchedulerState {
-    /// Adds a job from outside. Its needs must be jobs the queue still keeps.
+    /// Adds a job from outside. Its needs must be jobs the queue still keeps. Its outcome goes
+    /// to `ticket` when it ends.
     /// - Throws: ``WorkflowError`` when the queue is closed, for an ID of a job that has not
     ///   ended, an unknown or forgotten need, an undeclared lane or a bad option.
-    mutating func add(_ request: ChildRequest) throws -> (Int32, Actions) {
+    mutating func add(_ request: ChildRequest, ticket: JobTicket? = nil) throws -> (Int32, Actions) {
         let id = request.name
         func failure(_ code: WorkflowError.Code, _ message: String, _ jobs: [JobID] = []) -> WorkflowError {
             WorkflowError(code: code, message: message, jobs: jobs.isEmpty ? [id] : jobs)
@@ -55,6 +56,7 @@ extension SchedulerState {
                 parent: nil, needs: needs, lane: lane, key: key),
             options: request.options, as: job)
         if let lane { lanes[lane].enter(job) }
+        if let ticket { added.tickets[job] = ticket }
         var failedNeed: Int32?
         var remaining: Int32 = 0
         for need in needs {
@@ -115,13 +117,21 @@ extension SchedulerState {
         return flush()
     }
 
-    /// A queue's job ended: the jobs it needed may be forgotten, and so may its key.
+    /// A queue's job ended: its outcome goes to its ticket, the jobs it needed may be
+    /// forgotten, and so may its key.
     mutating func endedInQueue(_ job: Int32) {
         guard !isPlanned(job) else { return }
+        if !added.tickets.isEmpty, let ticket = added.tickets.removeValue(forKey: job) { ticket.fill(result(of: job)) }
         if added[job].parent == nil {
             for need in added[job].needs where jobs.contains(need) { added[need].readers -= 1 }
         }
         if let key = added[job].key, coalescing.release(key) { dropRun(key) }
+    }
+
+    /// What a caller of ``JobQueue/value(of:)`` gets for `job`, which has ended.
+    func result(of job: Int32) -> Result<any Sendable, any Error> {
+        if jobs[job].phase == .succeeded { return .success(value(of: job) ?? ()) }
+        return .failure(error(of: job) ?? JobError(code: .cancelled, underlying: nil, path: [id(of: job)]))
     }
 
     /// Forgets a key's run; a queue no longer keeps its leader for it.
