@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SequencerWorkflowFile", targets: ["SequencerWorkflowFile"]),
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
         .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
+        .library(name: "SequencerQueue", targets: ["SequencerQueue"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
@@ -51,6 +52,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SequencerQueue",
+            dependencies: ["Sequencer", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .target(
@@ -121,6 +127,11 @@ let package = Package(
             name: "SequencerJournalTests",
             dependencies: ["SequencerJournal", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerQueueTests",
+            dependencies: ["SequencerQueue", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,29 @@
+import Foundation
+
+/// A durable queue's time: the wall time its store records (milliseconds since 1970), read from
+/// the queue's clock, so that tests can drive leases, retries and polls with a manual clock.
+struct QueueClock: Sendable {
+    /// The wall time when the queue was opened.
+    private let origin: Int64
+    private let elapsed: @Sendable () -> Duration
+    private let sleeper: @Sendable (Duration) async throws -> Void
+
+    init(_ clock: some Clock<Duration>) {
+        origin = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        let start = clock.now
+        elapsed = { start.duration(to: clock.now) }
+        sleeper = { try await clock.sleep(for: $0) }
+    }
+
+    /// Now, in milliseconds since 1970.
+    func now() -> Int64 { origin + Self.milliseconds(elapsed()) }
+
+    func sleep(for duration: Duration) async throws { try await sleeper(duration) }
+
+    /// A duration in whole milliseconds, rounded up so that a wait is never cut short.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let whole = attoseconds / 1_000_000_000_000_000
+        return seconds * 1000 + whole + (attoseconds % 1_000_000_000_000_000 > 0 ? 1 : 0)
+    }
+}

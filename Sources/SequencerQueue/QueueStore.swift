@@ -1,0 +1,230 @@
+public import Foundation
+public import Sequencer
+
+/// Where a durable queue keeps its jobs: one implementation per database (``SQLiteQueueStore``
+/// here; PostgreSQL in `SequencerPostgres`).
+///
+/// A store is the queue's state machine on disk (see ``DurableJobState``). Each method is one
+/// transaction: it happens whole or not at all, whatever crashes. Times are milliseconds since
+/// 1970 and are passed in, so that tests can drive a store with a clock of their own.
+///
+/// What a store guarantees, whatever processes share it:
+/// - A job is claimed by one worker at a time: by the owner of its lease.
+/// - An attempt's end is recorded only if it comes from the attempt and the owner that hold the
+///   job now (``AttemptEnd/attempt``, ``AttemptEnd/owner``); a late end of an attempt whose lease
+///   expired, after the job was claimed again, is refused. So a success is recorded once.
+/// - A job becomes available only once every job it needs has succeeded; when one of them
+///   fails, is cancelled or is skipped, the job is skipped, in the same transaction.
+/// - Two live jobs never share a key: enqueueing a key that a waiting, available or running job
+///   has returns that job.
+public protocol QueueStore: Sendable {
+    /// Adds jobs, in order, each in the transaction of the batch; returns each one's ID (an
+    /// existing job's, for a key that a live job has).
+    /// - Throws: ``QueueError`` for a need that is not in the store or an undeclared lane.
+    func enqueue(_ jobs: [NewDurableJob], now: Int64) async throws -> [DurableJobID]
+
+    /// Claims up to `limit` available jobs whose run time has come, of the given kinds, highest
+    /// priority first and then oldest first, within the room of their lanes; each gets its next
+    /// attempt number and a lease for `owner` until `leaseUntil`.
+    func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob]
+
+    /// Records the ends of attempts, in one transaction, and releases or skips their dependents.
+    /// Returns, for each, whether it was recorded (false: fenced, the attempt no longer holds
+    /// the job).
+    func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool]
+
+    /// Renews the leases of `owner`'s running jobs until `leaseUntil`. Returns which of `jobs`
+    /// (what the owner believes it runs) it should stop: cancelled since, or no longer its own.
+    func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID]
+
+    /// Takes back the running jobs whose lease expired before `now` (their worker ended, or lost
+    /// touch): each becomes available again, or fails once its workers ended `poisonLimit` times
+    /// while running it. Returns how many it took back.
+    func reap(now: Int64, poisonLimit: Int) async throws -> Int
+
+    /// Cancels a job: a pending one ends at once and its dependents are skipped; a running one is
+    /// marked, and its worker cancels it (see ``heartbeat(owner:jobs:leaseUntil:now:)``).
+    /// Returns its state after the call; nil when there is no such job.
+    func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState?
+
+    /// Declares a lane, or changes its width: at most `width` of its jobs run at once, across
+    /// every process working the store.
+    func setLane(_ name: String, width: Int) async throws
+
+    /// One job, with its output when it succeeded.
+    func job(_ id: DurableJobID) async throws -> DurableJob?
+
+    /// Jobs in the given states, oldest first, after `after` (for paging), without outputs.
+    func jobs(in states: [DurableJobState], after: DurableJobID?, limit: Int) async throws -> [DurableJob]
+
+    /// How many jobs are in each state.
+    func counts() async throws -> [DurableJobState: Int]
+
+    /// The earliest run time after `now` of an available job of these kinds: when a worker with
+    /// nothing to do should look again.
+    func nextRunTime(kinds: [String], after now: Int64) async throws -> Int64?
+
+    /// Deletes the jobs that ended before `endedBefore` (succeeded ones and, when
+    /// `includingFailures`, failed, cancelled and skipped ones). Returns how many.
+    func prune(endedBefore: Int64, includingFailures: Bool) async throws -> Int
+
+    /// Writes everything to the main database file (for SQLite, a checkpoint of the WAL), so
+    /// that the file alone is a complete copy. Called on a clean exit.
+    func close() async throws
+}
+
+/// A job to enqueue.
+public struct NewDurableJob: Sendable {
+    public var kind: String
+    public var input: Data
+    public var key: String?
+    public var needs: [DurableJobID]
+    public var priority: Priority
+    public var lane: String?
+    public var timeout: Duration?
+    public var retry: StoredRetry
+    /// When it may start, in milliseconds since 1970.
+    public var runAt: Int64
+
+    public init(
+        kind: String, input: Data, key: String? = nil, needs: [DurableJobID] = [], priority: Priority = .utility,
+        lane: String? = nil, timeout: Duration? = nil, retry: StoredRetry = .none, runAt: Int64
+    ) {
+        self.kind = kind
+        self.input = input
+        self.key = key
+        self.needs = needs
+        self.priority = priority
+        self.lane = lane
+        self.timeout = timeout
+        self.retry = retry
+        self.runAt = runAt
+    }
+}
+
+/// A job claimed by a worker: what it needs to run the attempt.
+public struct ClaimedJob: Sendable, Hashable {
+    public var id: DurableJobID
+    public var kind: String
+    public var input: Data
+    /// The attempt's number: 1 for the first; the lease and the attempt's end carry it.
+    public var attempt: Int
+    public var priority: Priority
+    public var lane: String?
+    public var timeout: Duration?
+    public var retry: StoredRetry
+
+    public init(
+        id: DurableJobID, kind: String, input: Data, attempt: Int, priority: Priority, lane: String?, timeout: Duration?,
+        retry: StoredRetry
+    ) {
+        self.id = id
+        self.kind = kind
+        self.input = input
+        self.attempt = attempt
+        self.priority = priority
+        self.lane = lane
+        self.timeout = timeout
+        self.retry = retry
+    }
+}
+
+/// How an attempt ended, as its worker reports it.
+public struct AttemptEnd: Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable {
+        /// Its body returned this output (encoded).
+        case succeeded(Data)
+        /// Its body failed: tried again from `retryAt` (milliseconds since 1970), or, with nil,
+        /// failed for good and its dependents skipped.
+        case failed(code: String, message: String, retryAt: Int64?)
+        /// It was cancelled (``QueueStore/cancel(_:now:)``): its dependents are skipped.
+        case cancelled
+        /// Its worker stopped before the attempt ended (a clean shutdown): the job is available
+        /// again at once, and the attempt is not counted.
+        case released
+    }
+
+    public var id: DurableJobID
+    public var attempt: Int
+    public var owner: String
+    public var outcome: Outcome
+
+    public init(id: DurableJobID, attempt: Int, owner: String, outcome: Outcome) {
+        self.id = id
+        self.attempt = attempt
+        self.owner = owner
+        self.outcome = outcome
+    }
+}
+
+/// A retry policy as a store keeps it: its numbers. (A predicate from
+/// ``RetryPolicy/retrying(when:)`` is not stored: it is the enqueueing process's code.)
+public struct StoredRetry: Sendable, Hashable, Codable {
+    public var maxAttempts: Int
+    public var initialMilliseconds: Int64
+    public var multiplier: Double
+    public var maximumMilliseconds: Int64
+    public var jitter: Double
+
+    public static let none = StoredRetry(maxAttempts: 1, initialMilliseconds: 0, multiplier: 1, maximumMilliseconds: 0, jitter: 0)
+
+    public init(maxAttempts: Int, initialMilliseconds: Int64, multiplier: Double, maximumMilliseconds: Int64, jitter: Double) {
+        self.maxAttempts = maxAttempts
+        self.initialMilliseconds = initialMilliseconds
+        self.multiplier = multiplier
+        self.maximumMilliseconds = maximumMilliseconds
+        self.jitter = jitter
+    }
+}
+
+/// A job as a store reports it.
+public struct DurableJob: Sendable, Hashable {
+    public var id: DurableJobID
+    public var kind: String
+    public var state: DurableJobState
+    public var key: String?
+    public var lane: String?
+    public var priority: Priority
+    /// Attempts started so far (an attempt whose worker ended counts).
+    public var attempts: Int
+    /// How many times a worker ended (crashed, or lost its lease) while running it.
+    public var crashes: Int
+    /// The last failure's code and message: of the last failed attempt, or why it was skipped.
+    public var errorCode: String?
+    public var error: String?
+    /// For a skipped job: the need that did not succeed.
+    public var cause: DurableJobID?
+    public var enqueuedAt: Int64
+    /// When it may start (for a job waiting to be retried, the next attempt).
+    public var runAt: Int64
+    public var startedAt: Int64?
+    public var endedAt: Int64?
+    /// The worker that holds it, while it runs.
+    public var owner: String?
+    /// The encoded output, when it succeeded and it was asked for.
+    public var output: Data?
+
+    public init(
+        id: DurableJobID, kind: String, state: DurableJobState, key: String?, lane: String?, priority: Priority,
+        attempts: Int, crashes: Int, errorCode: String?, error: String?, cause: DurableJobID?, enqueuedAt: Int64,
+        runAt: Int64, startedAt: Int64?, endedAt: Int64?, owner: String?, output: Data?
+    ) {
+        self.id = id
+        self.kind = kind
+        self.state = state
+        self.key = key
+        self.lane = lane
+        self.priority = priority
+        self.attempts = attempts
+        self.crashes = crashes
+        self.errorCode = errorCode
+        self.error = error
+        self.cause = cause
+        self.enqueuedAt = enqueuedAt
+        self.runAt = runAt
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.owner = owner
+        self.output = output
+    }
+}

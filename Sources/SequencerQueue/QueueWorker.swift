@@ -1,0 +1,252 @@
+import Foundation
+import Sequencer
+
+/// One ``DurableQueue/work(maxConcurrency:)``: claims jobs from the store, runs them in an
+/// in-process ``JobQueue`` (so timeouts, cancellation and priorities behave as in memory),
+/// records their ends in batches, and renews its leases.
+///
+/// One loop does every claim and every write of ends, in turn: flush the ends gathered since
+/// the last turn (one transaction), take back expired leases now and then, claim up to the free
+/// capacity (one transaction), then wait for an end, an enqueue, the next run time or the poll.
+final class QueueWorker: Sendable {
+    struct Running: Sendable {
+        let job: ClaimedJob
+        let local: JobID
+        /// Cancelled through ``DurableQueue/cancel(_:)`` (or no longer ours): its end is
+        /// `.cancelled`, not `.released`.
+        var cancelled = false
+    }
+
+    struct State: Sendable {
+        /// Claimed jobs whose end is not yet recorded.
+        var running: [DurableJobID: Running] = [:]
+        var byLocal: [JobID: DurableJobID] = [:]
+        /// Bodies' results, by local ID, until their job's end is seen.
+        var results: [JobID: Result<Data, any Error>] = [:]
+        /// Ended attempts, to record.
+        var ends: [AttemptEnd] = []
+        /// Work was cancelled: jobs cancelled from now on are released, not cancelled.
+        var stopping = false
+    }
+
+    let queue: DurableQueue
+    /// This worker's name in leases: host, process and a random part, new for each `work`.
+    let owner: String
+    let capacity: Int
+    let local: JobQueue
+    private let events: AsyncStream<RunEvent>
+    let state = Locked(State())
+
+    init(queue: DurableQueue, maxConcurrency: Int) {
+        self.queue = queue
+        let host = ProcessInfo.processInfo.hostName
+        owner = "\(host):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
+        // Claimed jobs wait in the local queue while it is full: one turn claims for the next.
+        capacity = max(1, maxConcurrency) * 2
+        let (events, continuation) = AsyncStream<RunEvent>.makeStream()
+        self.events = events
+        local = JobQueue(RunOptions(maxConcurrency: max(1, maxConcurrency), clock: queue.options.clock, events: continuation), keepFinished: 0)
+    }
+
+    var options: DurableQueue.Options { queue.options }
+    var store: any QueueStore { queue.store }
+    var clock: QueueClock { queue.clock }
+
+    /// Works until the task is cancelled; then cancels the running bodies, releases their jobs
+    /// and returns.
+    func run() async throws {
+        let collector = Task { [self] in
+            for await event in events {
+                if case .finished(let id, let status) = event { ended(id, status) }
+            }
+        }
+        let heartbeat = Task { [self] in await beat() }
+        var failure: (any Error)?
+        do {
+            try await loop()
+        } catch is CancellationError {
+        } catch {
+            failure = error
+        }
+        heartbeat.cancel()
+        state.withLock { $0.stopping = true }
+        local.cancel()
+        _ = await local.report()
+        await collector.value
+        // The last ends are written even though this task was cancelled (the store's calls
+        // check for cancellation): released jobs run again at once elsewhere.
+        try await Task { try await flush() }.value
+        if let failure { throw failure }
+    }
+
+    private func loop() async throws {
+        var lastReap = Int64.min
+        var lastPrune = Int64.min
+        let reapEvery = max(1, QueueClock.milliseconds(options.lease) / 2)
+        let pruneEvery = max(60_000, QueueClock.milliseconds(options.retention) / 10)
+        while true {
+            try Task.checkCancellation()
+            let rung = queue.doorbell.version
+            try await flush()
+            var now = clock.now()
+            if now - lastReap >= reapEvery {
+                lastReap = now
+                if try await store.reap(now: now, poisonLimit: options.poisonLimit) > 0 { queue.doorbell.ring() }
+            }
+            if now - lastPrune >= pruneEvery {
+                lastPrune = now
+                try await prune(now: now)
+            }
+            let kinds = queue.kinds.withLock { Array($0.keys) }
+            let free = capacity - state.withLock { $0.running.count }
+            if free > 0, !kinds.isEmpty {
+                now = clock.now()
+                let claimed = try await store.claim(
+                    kinds: kinds, limit: free, owner: owner, now: now, leaseUntil: now + QueueClock.milliseconds(options.lease))
+                start(claimed)
+                // A full claim may leave more behind: look again once there is room.
+                if claimed.count == free { continue }
+            }
+            var wait = options.poll
+            if free > 0, let next = try await store.nextRunTime(kinds: kinds, after: now) {
+                wait = min(wait, .milliseconds(max(1, next - now)))
+            }
+            try await queue.doorbell.wait(after: rung, upTo: wait, clock: clock)
+        }
+    }
+
+    private func prune(now: Int64) async throws {
+        _ = try await store.prune(endedBefore: now - QueueClock.milliseconds(options.retention), includingFailures: false)
+        if let failures = options.failureRetention {
+            _ = try await store.prune(endedBefore: now - QueueClock.milliseconds(failures), includingFailures: true)
+        }
+    }
+
+    /// Runs claimed jobs in the local queue.
+    private func start(_ claimed: [ClaimedJob]) {
+        let kinds = queue.kinds.withLock { $0 }
+        for job in claimed {
+            let id = JobID("\(job.id.rawValue)#\(job.attempt)")
+            state.withLock { state in
+                state.running[job.id] = Running(job: job, local: id)
+                state.byLocal[id] = job.id
+            }
+            guard let kind = kinds[job.kind] else {
+                release(id)
+                continue
+            }
+            do {
+                try local.add(id, priority: job.priority, timeout: job.timeout) { [self] context in
+                    do {
+                        let output = try await kind.run(job.input, context)
+                        state.withLock { $0.results[id] = .success(output) }
+                    } catch {
+                        state.withLock { $0.results[id] = .failure(error) }
+                        throw error
+                    }
+                }
+            } catch {
+                release(id)
+            }
+        }
+    }
+
+    /// A job that could not start here goes back to the store at once.
+    private func release(_ id: JobID) {
+        state.withLock { state in
+            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return }
+            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: .released))
+        }
+        queue.doorbell.ring()
+    }
+
+    /// A local job ended: its end is gathered for the next flush.
+    private func ended(_ id: JobID, _ status: JobStatus) {
+        let now = clock.now()
+        state.withLock { state in
+            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return }
+            let result = state.results.removeValue(forKey: id)
+            let outcome = Self.outcome(
+                of: running, status: status, result: result, stopping: state.stopping, now: now)
+            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
+        }
+        queue.doorbell.ring()
+    }
+
+    static func outcome(
+        of running: Running, status: JobStatus, result: Result<Data, any Error>?, stopping: Bool, now: Int64
+    ) -> AttemptEnd.Outcome {
+        let job = running.job
+        switch (status, result) {
+        case (.succeeded, .success(let output)?):
+            return .succeeded(output)
+        case (.failed, .failure(let error as UndecodableInput)?):
+            return .failed(code: "undecodableInput", message: error.description, retryAt: nil)
+        case (.failed, .failure(let error)?):
+            let policy = job.retry.policy
+            var retryAt: Int64?
+            if job.attempt < policy.maxAttempts,
+                let delay = policy.delay(after: error, beforeAttempt: job.attempt + 1, random: Double.random(in: 0..<1))
+            {
+                retryAt = now + QueueClock.milliseconds(delay)
+            }
+            return .failed(code: "failed", message: "\(error)", retryAt: retryAt)
+        case (.timedOut, _):
+            let limit = job.timeout.map { " after \($0)" } ?? ""
+            return .failed(code: "timedOut", message: "attempt \(job.attempt) timed out\(limit)", retryAt: nil)
+        case (.cancelled, _) where running.cancelled:
+            return .cancelled
+        default:
+            // Cancelled because work stopped, or an end with no result: the job runs again.
+            return stopping || status == .cancelled
+                ? .released
+                : .failed(code: "failed", message: "attempt \(job.attempt) ended \(status) without a result", retryAt: nil)
+        }
+    }
+
+    /// Writes the gathered ends in one transaction.
+    private func flush() async throws {
+        let ends = state.withLock { state in
+            defer { state.ends = [] }
+            return state.ends
+        }
+        guard !ends.isEmpty else { return }
+        do {
+            _ = try await store.finish(ends, now: clock.now())
+        } catch {
+            state.withLock { $0.ends = ends + $0.ends }
+            throw error
+        }
+        state.withLock { state in
+            for end in ends { state.running[end.id] = nil }
+        }
+        queue.doorbell.ring()
+    }
+
+    /// Renews this worker's leases every heartbeat, and stops the jobs it should no longer run.
+    private func beat() async {
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(for: options.heartbeat)
+                let jobs = state.withLock { Array($0.running.keys) }
+                let now = clock.now()
+                let stop = try await store.heartbeat(
+                    owner: owner, jobs: jobs, leaseUntil: now + QueueClock.milliseconds(options.lease), now: now)
+                for id in stop { cancel(id) }
+            } catch {
+                // Cancelled, or the store is out of reach: the next beat tries again; leases
+                // that expire meanwhile are fenced.
+                if Task.isCancelled { return }
+            }
+        }
+    }
+
+    /// Cancels a job this worker runs.
+    func cancel(_ id: DurableJobID) {
+        let local = state.withLock { state -> JobID? in
+            state.running[id]?.cancelled = true
+            return state.running[id]?.local
+        }
+        if let local { self.local.cancel(local) }
+    }
+}

@@ -1,0 +1,70 @@
+internal import GRDB
+
+/// The queue's tables, one migration per schema version.
+///
+/// A released migration never changes: a new schema is a new migration appended here, with a
+/// fixture file of the previous version under `Tests/SequencerQueueTests/Fixtures/` and a test
+/// that opens it.
+enum QueueSchema {
+    /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
+    static let applicationID: Int32 = 0x5345_5151
+
+    static let versions = ["v1"]
+
+    static var current: Int { versions.count }
+
+    static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // `state` holds DurableJobState's raw values: 0 waiting, 1 available, 2 running,
+            // 3 succeeded and above ended. AUTOINCREMENT: an ID is never given twice, even after
+            // the job was pruned. The partial indexes cover only the rows each query reads:
+            // available jobs by priority for claims, running ones by lease for the reaper and by
+            // owner for heartbeats, live keys (unique: two live jobs never share one), ended
+            // jobs by time for pruning.
+            try db.execute(sql: """
+                CREATE TABLE jobs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    kind TEXT NOT NULL,
+                    input BLOB NOT NULL,
+                    state INTEGER NOT NULL,
+                    priority INTEGER NOT NULL,
+                    lane TEXT,
+                    key TEXT,
+                    remaining INTEGER NOT NULL DEFAULT 0,
+                    run_at INTEGER NOT NULL,
+                    attempt INTEGER NOT NULL DEFAULT 0,
+                    crashes INTEGER NOT NULL DEFAULT 0,
+                    retry TEXT,
+                    timeout_ms INTEGER,
+                    owner TEXT,
+                    lease_until INTEGER,
+                    cancel_requested INTEGER NOT NULL DEFAULT 0,
+                    output BLOB,
+                    error_code TEXT,
+                    error TEXT,
+                    cause INTEGER,
+                    enqueued_at INTEGER NOT NULL,
+                    started_at INTEGER,
+                    ended_at INTEGER
+                );
+                CREATE INDEX jobs_available ON jobs(priority DESC, id) WHERE state = 1;
+                CREATE INDEX jobs_run_at ON jobs(run_at) WHERE state = 1;
+                CREATE INDEX jobs_lease ON jobs(lease_until) WHERE state = 2;
+                CREATE INDEX jobs_owner ON jobs(owner) WHERE state = 2;
+                CREATE UNIQUE INDEX jobs_live_key ON jobs(key) WHERE key IS NOT NULL AND state <= 2;
+                CREATE INDEX jobs_ended ON jobs(ended_at) WHERE state >= 3;
+                CREATE TABLE needs (
+                    need INTEGER NOT NULL,
+                    job INTEGER NOT NULL,
+                    PRIMARY KEY (need, job)
+                ) WITHOUT ROWID;
+                CREATE TABLE lanes (
+                    name TEXT PRIMARY KEY,
+                    width INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+}

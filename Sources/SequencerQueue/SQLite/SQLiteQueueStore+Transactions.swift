@@ -1,0 +1,196 @@
+import Foundation
+internal import GRDB
+import Sequencer
+
+/// The transactions of ``SQLiteQueueStore``, each a step of the job state machine (see
+/// ``DurableJobState``), run inside the store's write transaction.
+extension SQLiteQueueStore {
+    static let columns = """
+        id, kind, state, key, lane, priority, attempt, crashes, error_code, error, cause, enqueued_at, run_at, \
+        started_at, ended_at, owner
+        """
+
+    static func job(_ row: Row) -> DurableJob {
+        DurableJob(
+            id: DurableJobID(row[0]), kind: row[1], state: DurableJobState(rawValue: row[2]) ?? .failed, key: row[3], lane: row[4],
+            priority: Priority(rawValue: row[5]) ?? .utility, attempts: row[6], crashes: row[7], errorCode: row[8], error: row[9],
+            cause: (row[10] as Int64?).map(DurableJobID.init), enqueuedAt: row[11], runAt: row[12], startedAt: row[13],
+            endedAt: row[14], owner: row[15], output: row[16])
+    }
+
+    /// Enqueues one job: returns the live job with its key, or the new job.
+    static func insert(_ job: NewDurableJob, now: Int64, path: String, _ db: Database) throws -> DurableJobID {
+        if let key = job.key {
+            guard !key.isEmpty else {
+                throw QueueError(code: .invalidOption, location: path, message: "a job of kind '\(job.kind)' has an empty key")
+            }
+            if let live = try Int64.fetchOne(db, sql: "SELECT id FROM jobs WHERE key = ? AND state <= 2", arguments: [key]) {
+                return DurableJobID(live)
+            }
+        }
+        if let lane = job.lane, try Int.fetchOne(db, sql: "SELECT width FROM lanes WHERE name = ?", arguments: [lane]) == nil {
+            throw QueueError(code: .unknownLane, location: path, message: "a job of kind '\(job.kind)' uses lane '\(lane)', which no one declared with lane(_:width:)")
+        }
+        var remaining = 0
+        var live: [Int64] = []
+        var cause: Int64?
+        for need in Set(job.needs) {
+            guard let raw = try Int.fetchOne(db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [need.rawValue]),
+                let state = DurableJobState(rawValue: raw)
+            else {
+                throw QueueError(code: .unknownNeed, location: path, message: "a job of kind '\(job.kind)' needs job \(need), which the queue does not have (never enqueued, or pruned after it ended)")
+            }
+            switch state {
+            case .succeeded: break
+            case .waiting, .available, .running:
+                remaining += 1
+                live.append(need.rawValue)
+            case .failed, .cancelled, .skipped:
+                cause = min(cause ?? need.rawValue, need.rawValue)
+            }
+        }
+        let state: DurableJobState = cause != nil ? .skipped : remaining > 0 ? .waiting : .available
+        try db.execute(
+            sql: """
+                INSERT INTO jobs (kind, input, state, priority, lane, key, remaining, run_at, retry, timeout_ms, enqueued_at,
+                                  cause, error_code, error, ended_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                job.kind, job.input, state.rawValue, Int(job.priority.rawValue), job.lane, job.key, remaining,
+                job.runAt, job.retry == .none ? nil : RetryColumn.encode(job.retry), job.timeout.map(QueueClock.milliseconds), now,
+                cause, cause == nil ? nil : "needFailed", cause.map { "job #\($0), which it needs, did not succeed" },
+                cause == nil ? nil : now,
+            ])
+        let id = db.lastInsertedRowID
+        for need in live {
+            try db.execute(sql: "INSERT INTO needs (need, job) VALUES (?, ?)", arguments: [need, id])
+        }
+        return DurableJobID(id)
+    }
+
+    /// Claims up to `limit` jobs within their lanes' room.
+    static func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ db: Database) throws -> [ClaimedJob] {
+        var room: [String: Int] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT name, width - (SELECT count(*) FROM jobs WHERE state = 2 AND lane = lanes.name) FROM lanes")
+        {
+            room[row[0]] = row[1]
+        }
+        var claimed: [ClaimedJob] = []
+        var after: (priority: Int, id: Int64)?
+        // Pages of candidates, in claim order, until enough fit in their lanes.
+        while claimed.count < limit {
+            let page = max(limit * 2, 32)
+            var sql = """
+                SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry FROM jobs INDEXED BY jobs_available
+                WHERE state = 1 AND run_at <= ? AND kind IN \(placeholders(kinds.count))
+                """
+            var arguments: StatementArguments = [now]
+            arguments += StatementArguments(kinds)
+            if let after {
+                sql += " AND (priority < ? OR (priority = ? AND id > ?))"
+                arguments += [after.priority, after.priority, after.id]
+            }
+            sql += " ORDER BY priority DESC, id LIMIT ?"
+            arguments += [page]
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            for row in rows where claimed.count < limit {
+                let lane: String? = row[5]
+                if let lane {
+                    guard let left = room[lane], left > 0 else { continue }
+                    room[lane] = left - 1
+                }
+                let id: Int64 = row[0]
+                let attempt = (row[3] as Int) + 1
+                try db.execute(
+                    sql: "UPDATE jobs SET state = 2, attempt = ?, owner = ?, lease_until = ?, started_at = ? WHERE id = ?",
+                    arguments: [attempt, owner, leaseUntil, now, id])
+                claimed.append(ClaimedJob(
+                    id: DurableJobID(id), kind: row[1], input: row[2], attempt: attempt, priority: Priority(rawValue: row[4]) ?? .utility,
+                    lane: lane, timeout: (row[6] as Int64?).map { .milliseconds($0) }, retry: RetryColumn.decode(row[7])))
+            }
+            guard rows.count == page, let last = rows.last else { break }
+            after = (last[4], last[0])
+        }
+        return claimed
+    }
+
+    /// Records one attempt's end, if the attempt still holds its job.
+    static func finish(_ end: AttemptEnd, now: Int64, _ db: Database) throws -> Bool {
+        let holder = "WHERE id = ? AND state = 2 AND attempt = ? AND owner = ?"
+        let fence: StatementArguments = [end.id.rawValue, end.attempt, end.owner]
+        switch end.outcome {
+        case .succeeded(let output):
+            try db.execute(
+                sql: "UPDATE jobs SET state = 3, output = ?, ended_at = ?, owner = NULL, lease_until = NULL, error_code = NULL, error = NULL \(holder)",
+                arguments: [output, now] + fence)
+            guard db.changesCount == 1 else { return false }
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET remaining = remaining - 1, state = CASE WHEN remaining = 1 THEN 1 ELSE 0 END
+                    WHERE state = 0 AND id IN (SELECT job FROM needs WHERE need = ?)
+                    """,
+                arguments: [end.id.rawValue])
+            try db.execute(sql: "DELETE FROM needs WHERE need = ?", arguments: [end.id.rawValue])
+        case .failed(let code, let message, let retryAt?):
+            try db.execute(
+                sql: "UPDATE jobs SET state = 1, run_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
+                arguments: [retryAt, code, message] + fence)
+            return db.changesCount == 1
+        case .failed(let code, let message, nil):
+            try db.execute(
+                sql: "UPDATE jobs SET state = 4, ended_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
+                arguments: [now, code, message] + fence)
+            guard db.changesCount == 1 else { return false }
+            try skipDependents(of: end.id.rawValue, now: now, db)
+        case .cancelled:
+            try db.execute(
+                sql: "UPDATE jobs SET state = 5, ended_at = ?, owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' \(holder)",
+                arguments: [now] + fence)
+            guard db.changesCount == 1 else { return false }
+            try skipDependents(of: end.id.rawValue, now: now, db)
+        case .released:
+            try db.execute(
+                sql: "UPDATE jobs SET state = 1, attempt = attempt - 1, run_at = ?, owner = NULL, lease_until = NULL \(holder)",
+                arguments: [now] + fence)
+            return db.changesCount == 1
+        }
+        return true
+    }
+
+    /// Skips every job that needs `job`, directly or not: they can never start.
+    static func skipDependents(of job: Int64, now: Int64, _ db: Database) throws {
+        var frontier = [job]
+        while let need = frontier.popLast() {
+            let dependents = try Int64.fetchAll(
+                db, sql: "SELECT job FROM needs WHERE need = ?", arguments: [need])
+            try db.execute(sql: "DELETE FROM needs WHERE need = ?", arguments: [need])
+            for dependent in dependents {
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 6, ended_at = ?, cause = ?, error_code = 'needFailed',
+                        error = ? WHERE id = ? AND state <= 1
+                        """,
+                    arguments: [now, need, "job #\(need), which it needs, did not succeed", dependent])
+                if db.changesCount == 1 { frontier.append(dependent) }
+            }
+        }
+    }
+}
+
+/// A retry policy in one text column: its five numbers.
+enum RetryColumn {
+    static func encode(_ retry: StoredRetry) -> String {
+        "\(retry.maxAttempts) \(retry.initialMilliseconds) \(retry.multiplier) \(retry.maximumMilliseconds) \(retry.jitter)"
+    }
+
+    /// A column that does not parse (written by hand, say) is no retry, never a crash.
+    static func decode(_ text: String?) -> StoredRetry {
+        guard let parts = text?.split(separator: " "), parts.count == 5,
+            let attempts = Int(parts[0]), let initial = Int64(parts[1]), let multiplier = Double(parts[2]),
+            let maximum = Int64(parts[3]), let jitter = Double(parts[4])
+        else { return .none }
+        return StoredRetry(maxAttempts: attempts, initialMilliseconds: initial, multiplier: multiplier, maximumMilliseconds: maximum, jitter: jitter)
+    }
+}

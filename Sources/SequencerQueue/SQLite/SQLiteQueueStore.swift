@@ -1,0 +1,239 @@
+import Foundation
+internal import GRDB
+import Sequencer
+
+/// A durable queue in one SQLite file (WAL mode): the embedded default, with no server. Several
+/// processes on one machine may work the same file; a claim takes SQLite's write lock, so two
+/// never claim the same job.
+///
+/// Opening it creates the file when there is none, and migrates an older schema forward. A file
+/// written by a newer Sequencer, or one that is damaged or is not a queue, is refused with a
+/// ``QueueError`` and left as it is.
+public final class SQLiteQueueStore: QueueStore {
+    /// The database file.
+    public let path: String
+    let database: DatabaseQueue
+
+    /// Opens the queue at `path`.
+    /// - Parameter synchronous: `NORMAL` (the default) survives a process killed at any moment;
+    ///   a power loss may undo the last commits, never corrupt the file. `FULL` survives a power
+    ///   loss too, at the cost of a sync per commit.
+    public init(path: String, synchronous: Synchronous = .normal) throws {
+        self.path = path
+        try StoreFile.checkHeader(path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "sequencer-queue"
+        let pragma = "PRAGMA synchronous = \(synchronous.rawValue)"
+        configuration.prepareDatabase { db in try db.execute(sql: pragma) }
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw QueueError(code: .unreadable, location: path, message: "cannot read the queue (it is damaged, or not a queue): \(Self.describe(error)); it was left untouched")
+        }
+        try StoreFile.open(database, path: path)
+    }
+
+    /// How hard SQLite works to keep commits through a crash of the machine.
+    public enum Synchronous: String, Sendable {
+        case normal = "NORMAL"
+        case full = "FULL"
+    }
+
+    // MARK: - Writing
+
+    public func enqueue(_ jobs: [NewDurableJob], now: Int64) async throws -> [DurableJobID] {
+        let path = path
+        return try await write { db in try jobs.map { try Self.insert($0, now: now, path: path, db) } }
+    }
+
+    public func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
+        guard limit > 0, !kinds.isEmpty else { return [] }
+        return try await write { db in
+            try Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, db)
+        }
+    }
+
+    public func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool] {
+        guard !ends.isEmpty else { return [] }
+        return try await write { db in try ends.map { try Self.finish($0, now: now, db) } }
+    }
+
+    public func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
+        try await write { db in
+            try db.execute(sql: "UPDATE jobs SET lease_until = ? WHERE state = 2 AND owner = ?", arguments: [leaseUntil, owner])
+            let held = try Row.fetchAll(db, sql: "SELECT id, cancel_requested FROM jobs WHERE state = 2 AND owner = ?", arguments: [owner])
+            var keep = Set<Int64>()
+            for row in held where (row[1] as Int64) == 0 { keep.insert(row[0]) }
+            return jobs.filter { !keep.contains($0.rawValue) }
+        }
+    }
+
+    public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
+        try await write { db in
+            let expired = try Row.fetchAll(
+                db, sql: "SELECT id, crashes, owner, attempt FROM jobs WHERE state = 2 AND lease_until < ?", arguments: [now])
+            for row in expired {
+                let id: Int64 = row[0]
+                let crashes = (row[1] as Int) + 1
+                let owner: String = row[2] ?? "?"
+                let attempt: Int = row[3]
+                if crashes >= poisonLimit {
+                    let message = "its worker ended or lost its lease while running it \(crashes) times (the last: \(owner), attempt \(attempt)); failed for good, as poison"
+                    try db.execute(
+                        sql: """
+                            UPDATE jobs SET state = 4, crashes = ?, owner = NULL, lease_until = NULL, ended_at = ?,
+                            error_code = 'crashed', error = ? WHERE id = ?
+                            """,
+                        arguments: [crashes, now, message, id])
+                    try Self.skipDependents(of: id, now: now, db)
+                } else {
+                    try db.execute(
+                        sql: """
+                            UPDATE jobs SET state = 1, crashes = ?, owner = NULL, lease_until = NULL, run_at = ?,
+                            error_code = 'crashed', error = ? WHERE id = ?
+                            """,
+                        arguments: [crashes, now, "its worker \(owner) ended or lost its lease during attempt \(attempt)", id])
+                }
+            }
+            return expired.count
+        }
+    }
+
+    public func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState? {
+        try await write { db in
+            guard let raw = try Int.fetchOne(db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [id.rawValue]),
+                let state = DurableJobState(rawValue: raw)
+            else { return nil }
+            switch state {
+            case .waiting, .available:
+                try db.execute(
+                    sql: "UPDATE jobs SET state = 5, ended_at = ?, error_code = 'cancelled', error = 'cancelled before it ran' WHERE id = ?",
+                    arguments: [now, id.rawValue])
+                try Self.skipDependents(of: id.rawValue, now: now, db)
+                return .cancelled
+            case .running:
+                try db.execute(sql: "UPDATE jobs SET cancel_requested = 1 WHERE id = ?", arguments: [id.rawValue])
+                return .running
+            default:
+                return state
+            }
+        }
+    }
+
+    public func setLane(_ name: String, width: Int) async throws {
+        guard width >= 1 else {
+            throw QueueError(code: .invalidOption, location: path, message: "lane '\(name)' has width \(width); a lane's width must be at least 1")
+        }
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO lanes (name, width) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET width = excluded.width",
+                arguments: [name, width])
+        }
+    }
+
+    public func prune(endedBefore: Int64, includingFailures: Bool) async throws -> Int {
+        try await write { db in
+            let states = includingFailures ? "state >= 3" : "state = 3"
+            try db.execute(
+                sql: "DELETE FROM needs WHERE need IN (SELECT id FROM jobs WHERE \(states) AND ended_at < ?)", arguments: [endedBefore])
+            try db.execute(sql: "DELETE FROM jobs WHERE \(states) AND ended_at < ?", arguments: [endedBefore])
+            return db.changesCount
+        }
+    }
+
+    public func close() async throws {
+        try await write(asTransaction: false) { db in _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    // MARK: - Reading
+
+    public func job(_ id: DurableJobID) async throws -> DurableJob? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.columns), output FROM jobs WHERE id = ?", arguments: [id.rawValue]).map(Self.job)
+        }
+    }
+
+    public func jobs(in states: [DurableJobState], after: DurableJobID?, limit: Int) async throws -> [DurableJob] {
+        guard !states.isEmpty else { return [] }
+        let list = states.map { String($0.rawValue) }.joined(separator: ",")
+        return try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT \(Self.columns), NULL FROM jobs WHERE state IN (\(list)) AND id > ? ORDER BY id LIMIT ?",
+                arguments: [after?.rawValue ?? 0, limit]
+            ).map(Self.job)
+        }
+    }
+
+    public func counts() async throws -> [DurableJobState: Int] {
+        try await read { db in
+            var counts: [DurableJobState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) FROM jobs GROUP BY state") {
+                if let state = DurableJobState(rawValue: row[0]) { counts[state] = row[1] }
+            }
+            return counts
+        }
+    }
+
+    public func nextRunTime(kinds: [String], after now: Int64) async throws -> Int64? {
+        guard !kinds.isEmpty else { return nil }
+        return try await read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT min(run_at) FROM jobs WHERE state = 1 AND run_at > ? AND kind IN \(Self.placeholders(kinds.count))",
+                arguments: [now] + StatementArguments(kinds))
+        }
+    }
+
+    /// Checks the whole file (`PRAGMA integrity_check`); returns the problems found.
+    public func integrityProblems() throws -> [String] {
+        let rows = try database.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        return rows == ["ok"] ? [] : rows
+    }
+
+    /// The schema version of the file, after opening (and migrating) it.
+    public func schemaVersion() throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    // MARK: - Database access
+
+    private func write<T: Sendable>(asTransaction: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            guard asTransaction else { return try await database.writeWithoutTransaction(body) }
+            // Claims and ends read, then write: the transaction takes the write lock from the
+            // start, so two processes never both read a job as available and both claim it.
+            return try await database.writeWithoutTransaction { db in
+                var result: Result<T, any Error>?
+                try db.inTransaction(.immediate) {
+                    result = .success(try body(db))
+                    return .commit
+                }
+                guard let result else { throw QueueError(code: .database, location: path, message: "a transaction ended without a result") }
+                return try result.get()
+            }
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw QueueError(code: .database, location: path, message: "writing the queue failed: \(Self.describe(error))")
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.read(body)
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw QueueError(code: .database, location: path, message: "reading the queue failed: \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? error.resultCode.description }
+        return "\(error)"
+    }
+
+    static func placeholders(_ count: Int) -> String {
+        "(" + Array(repeating: "?", count: count).joined(separator: ",") + ")"
+    }
+}
