@@ -92,7 +92,7 @@ public final class DurableQueue: Sendable {
             $0[kind] = Kind { data, context in
                 let input: Input
                 do {
-                    input = try JSONDecoder().decode(Input.self, from: data)
+                    input = try JSONDecoder().decode(Wrapped<Input>.self, from: data).value
                 } catch {
                     throw UndecodableInput(kind: kind, type: "\(Input.self)", reason: "\(error)")
                 }

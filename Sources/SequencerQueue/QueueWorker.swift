@@ -80,8 +80,8 @@ final class QueueWorker: Sendable {
     }
 
     private func loop() async throws {
-        var lastReap = Int64.min
-        var lastPrune = Int64.min
+        var lastReap: Int64?
+        var lastPrune: Int64?
         let reapEvery = max(1, QueueClock.milliseconds(options.lease) / 2)
         let pruneEvery = max(60_000, QueueClock.milliseconds(options.retention) / 10)
         while true {
@@ -89,11 +89,11 @@ final class QueueWorker: Sendable {
             let rung = queue.doorbell.version
             try await flush()
             var now = clock.now()
-            if now - lastReap >= reapEvery {
+            if lastReap.map({ now - $0 >= reapEvery }) ?? true {
                 lastReap = now
                 if try await store.reap(now: now, poisonLimit: options.poisonLimit) > 0 { queue.doorbell.ring() }
             }
-            if now - lastPrune >= pruneEvery {
+            if lastPrune.map({ now - $0 >= pruneEvery }) ?? true {
                 lastPrune = now
                 try await prune(now: now)
             }

@@ -213,6 +213,8 @@ public final class SQLiteQueueStore: QueueStore {
             }
         } catch let error as QueueError {
             throw error
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw QueueError(code: .database, location: path, message: "writing the queue failed: \(Self.describe(error))")
         }
@@ -222,6 +224,8 @@ public final class SQLiteQueueStore: QueueStore {
         do {
             return try await database.read(body)
         } catch let error as QueueError {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch {
             throw QueueError(code: .database, location: path, message: "reading the queue failed: \(Self.describe(error))")
