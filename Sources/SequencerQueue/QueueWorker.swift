@@ -104,6 +104,8 @@ final class QueueWorker: Sendable {
                 let claimed = try await store.claim(
                     kinds: kinds, limit: free, owner: owner, now: now, leaseUntil: now + QueueClock.milliseconds(options.lease))
                 start(claimed)
+                // Those waiting to see a job run (tests, inspection) look again.
+                if !claimed.isEmpty { queue.doorbell.ring() }
                 // A full claim may leave more behind: look again once there is room.
                 if claimed.count == free { continue }
             }
