@@ -125,6 +125,9 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                     condition.broadcast()
                     while !finished { condition.wait() }
                 }
+                // A clean end: everything goes into the main file, so that the file alone is a
+                // complete copy (SQLite leaves it in the WAL until a checkpoint).
+                journal.checkpoint()
                 journal.lock.release(lockHolder)
                 continuation.resume()
             }

@@ -133,6 +133,13 @@ public final class SQLiteJournal: Sendable {
         }
     }
 
+    /// Copies what the WAL holds into the main file and empties the WAL, so that the file
+    /// alone is a complete copy. A recorder does it when its run ends. Best effort: when a
+    /// reader holds the WAL past the busy timeout, the next writer's checkpoint does it.
+    public func checkpoint() {
+        _ = try? database.writeWithoutTransaction { db in try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
     // MARK: - Database access
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {

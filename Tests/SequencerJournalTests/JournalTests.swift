@@ -85,6 +85,23 @@ struct Flaky: Error {}
         #expect(try journal.run(recorder.runID)?.status == "succeeded")
     }
 
+    @Test func aFinishedRunLeavesTheJournalWholeInItsMainFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("journal.sqlite")
+        let journal = try SQLiteJournal(path: path)
+        var workflow = Workflow()
+        try workflow.add("a") { _ in }
+        try workflow.add("b", needs: ["a"]) { _ in }
+        let recorder = try journal.beginRun(workflow: "two")
+        _ = try await workflow.start(RunOptions(recorder: recorder)).report()
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0, "checkpointed into the main file when the run ended")
+        let copy = directory.file("copy.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let alone = try SQLiteJournal(path: copy)
+        #expect(try alone.jobs(of: recorder.runID).map(\.status) == ["succeeded", "succeeded"])
+    }
+
     @Test func anUpToDateJobHasItsOwnStatusAndItsDependentsRun() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
