@@ -139,11 +139,13 @@ final class QueueWorker: Sendable {
             }
             do {
                 try local.add(id, priority: job.priority, timeout: job.timeout) { [self] context in
+                    // Kept only while the job has not ended: a body abandoned after its
+                    // timeout may return long after its end was recorded.
                     do {
                         let output = try await kind.run(job.input, context)
-                        state.withLock { $0.results[id] = .success(output) }
+                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .success(output) } }
                     } catch {
-                        state.withLock { $0.results[id] = .failure(error) }
+                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .failure(error) } }
                         throw error
                     }
                 }
