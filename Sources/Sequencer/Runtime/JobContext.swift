@@ -129,7 +129,7 @@ public struct JobContext: Sendable {
         let prefix = attempt > 1 ? "\(parentID)#\(attempt)" : parentID.description
         let request = RunCore.Scheduler.ChildRequest(
             name: name, id: JobID("\(prefix)/\(name)"), prefix: prefix, needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
-        let (child, id) = try core.addChild(request, to: job, attempt: attempt)
+        let (child, id) = try core.addChild(request, to: job)
         probe.addedChild()
         return JobHandle(id: id, index: child)
     }

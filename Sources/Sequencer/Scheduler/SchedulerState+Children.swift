@@ -6,7 +6,7 @@
 /// parent and its child never run at once). When they have ended, the parent resumes as soon as
 /// both slots are free, before any new job starts.
 extension SchedulerState {
-    /// A job to add at run time, checked by ``addChild(_:to:attempt:)``.
+    /// A job to add at run time, checked by ``addChild(_:to:)``.
     struct ChildRequest {
         var name: JobID
         /// Its full ID (the parent's ID, a slash and `name`), built before taking the lock.
@@ -26,7 +26,7 @@ extension SchedulerState {
     /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need, a need that waits for an
     ///   ancestor (see ``checkNeedsWaitForNoAncestor(_:of:parent:)``), an undeclared lane, a bad
     ///   option or a key an ancestor leads, or a parent that is no longer running.
-    mutating func addChild(_ request: ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, Actions) {
+    mutating func addChild(_ request: ChildRequest, to parent: Int32) throws -> (Int32, Actions) {
         let parentID = id(of: parent)
         let (prefix, id) = (request.prefix, request.id)
         func failure(_ code: WorkflowError.Code, _ message: String, _ jobs: [JobID]) -> WorkflowError {

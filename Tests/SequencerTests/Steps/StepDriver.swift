@@ -177,7 +177,7 @@ struct StepDriver {
         do {
             var child: Int32 = 0
             try step("\(parent) adds \(name)") { scheduler in
-                let (number, actions) = try scheduler.addChild(request, to: job, attempt: 1)
+                let (number, actions) = try scheduler.addChild(request, to: job)
                 child = number
                 return actions
             }
