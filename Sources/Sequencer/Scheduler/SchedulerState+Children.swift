@@ -6,19 +6,15 @@
 /// parent and its child never run at once). When they have ended, the parent resumes as soon as
 /// both slots are free, before any new job starts.
 extension SchedulerState {
-    /// A job to add at run time, checked by ``addChild(_:to:)``.
+    /// A job to add at run time, checked by ``addChild(_:to:)`` (a child) or ``add(_:ticket:)``
+    /// (a queue's job: `name` and `id` are its ID, `prefix` is empty).
     struct ChildRequest {
         var name: JobID
         /// Its full ID (the parent's ID, a slash and `name`), built before taking the lock.
         var id: JobID
         /// The parent's ID, with the attempt when it is a retry: siblings are named from it.
         var prefix: String
-        var needs: [JobID]
-        var lane: String?
-        var priority: Priority
-        var options: JobOptions?
-        var body: any JobBody
-        var hasValue: Bool
+        var job: JobRequest
     }
 
     /// Adds a child to the running job `parent`. Its ID is the parent's ID, a slash and its name.
@@ -39,20 +35,20 @@ extension SchedulerState {
             failure(.duplicateJob, "job '\(parentID)' added child '\(id)', but the run already has a job with that ID", [id])
         }
         guard plan.job(id) == nil else { throw duplicate() }
-        if let problem = request.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
+        if let problem = request.job.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
         var key: Int32?
-        if let options = request.options, let name = options.coalesce {
+        if let options = request.job.options, let name = options.coalesce {
             key = try childKey(name, for: id, type: options.valueType, parent: parent)
         }
         var lane: Int?
-        if let name = request.lane {
+        if let name = request.job.lane {
             guard let found = lanes.firstIndex(where: { $0.name == name }) else {
                 throw failure(.unknownLane, "child '\(id)' uses lane '\(name)', which the workflow never declared with lane(_:width:)", [id])
             }
             lane = found
         }
         var needs: [Int32] = []
-        for name in request.needs {
+        for name in request.job.needs {
             guard let need = job(name) ?? job(JobID("\(prefix)/\(name)")) else {
                 throw failure(.unknownNeed, "child '\(id)' needs '\(name)', which is not a job of the run (yet); a child can need jobs added before it", [id, name])
             }
@@ -68,12 +64,12 @@ extension SchedulerState {
         // Checked: add it.
         let child = appendJob(JobState(
             remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count),
-            priority: max(request.priority, jobs[parent].priority)))
+            priority: max(request.job.priority, jobs[parent].priority)))
         added.appendClaimed(
             AddedJob(
-                id: id, body: request.body, hasValue: request.hasValue,
+                id: id, body: request.job.body, hasValue: request.job.hasValue,
                 parent: parent, needs: needs, lane: lane, key: key),
-            options: request.options)
+            options: request.job.options)
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
 

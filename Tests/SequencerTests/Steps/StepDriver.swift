@@ -169,11 +169,9 @@ struct StepDriver {
         coalesce: String? = nil
     ) -> JobID? {
         guard let job = number(parent) else { return nil }
-        let options = coalesce.map { JobOptions(coalesce: $0, valueType: ObjectIdentifier(Void.self)) }
         let request = Scheduler.ChildRequest(
-            name: name, id: JobID("\(parent)/\(name)"), prefix: parent.description, needs: needs, lane: lane,
-            priority: priority, options: options, body: VoidJobBody { _ in },
-            hasValue: false)
+            name: name, id: JobID("\(parent)/\(name)"), prefix: parent.description,
+            job: JobRequest(needs: needs, lane: lane, priority: priority, coalesce: coalesce) { _ in })
         do {
             var child: Int32 = 0
             try step("\(parent) adds \(name)") { scheduler in
