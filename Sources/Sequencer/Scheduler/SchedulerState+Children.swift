@@ -110,7 +110,7 @@ extension SchedulerState {
     /// leader it joined (see ``waitPath(from:to:seen:)``). The ancestor waits for the child, which
     /// would wait for its need: none of them could end. Visits only the unfinished jobs the needs
     /// wait for, each once; a need that has ended or that waits for nothing costs nothing more.
-    private func checkNeedsWaitForNoAncestor(_ needs: [Int32], of id: JobID, parent: Int32) throws {
+    private mutating func checkNeedsWaitForNoAncestor(_ needs: [Int32], of id: JobID, parent: Int32) throws {
         let ancestors = Set(lineage(from: parent))
         var seen: [Int32: WaitStep] = [:]
         for need in needs where !jobs[need].phase.isTerminal && seen[need] == nil {
