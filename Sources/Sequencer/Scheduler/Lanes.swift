@@ -57,6 +57,11 @@ struct Lane {
     mutating func admitNext(_ jobs: JobTable) -> Int32? {
         if ordered {
             while let job = order.first {
+                // A queue may have forgotten a job of the order that ended: passed over.
+                guard jobs.contains(job) else {
+                    pass()
+                    continue
+                }
                 let phase = jobs[job].phase
                 if phase == .laneWaiting, !isFull, !hasQueued {
                     pass()
@@ -69,7 +74,7 @@ struct Lane {
             }
         }
         while !isFull, let job = backlog.popFirst() {
-            guard jobs[job].phase == .laneWaiting else { continue }
+            guard jobs.contains(job), jobs[job].phase == .laneWaiting else { continue }
             used += 1
             return job
         }

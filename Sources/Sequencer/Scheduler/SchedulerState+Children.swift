@@ -36,9 +36,8 @@ extension SchedulerState {
         }
         guard plan.job(id) == nil else { throw duplicate() }
         if let problem = request.job.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
-        var key: Int32?
         if let options = request.job.options, let name = options.coalesce {
-            key = try childKey(name, for: id, type: options.valueType, parent: parent)
+            try checkChildKey(name, for: id, type: options.valueType, parent: parent)
         }
         var lane: Int?
         if let name = request.job.lane {
@@ -60,6 +59,12 @@ extension SchedulerState {
         if !needs.isEmpty { try checkNeedsWaitForNoAncestor(needs, of: id, parent: parent) }
         // Last, as it records the ID when it is free.
         guard added.claim(id, for: jobs.end) else { throw duplicate() }
+        // Checked above: the key is recorded only once the child is sure to be added, so that a
+        // refused child leaves no user of the key behind.
+        var key: Int32?
+        if let options = request.job.options, let name = options.coalesce {
+            key = try useChildKey(name, for: id, type: options.valueType)
+        }
 
         // Checked: add it.
         let child = appendJob(JobState(
@@ -72,6 +77,10 @@ extension SchedulerState {
             options: request.job.options)
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
+        // A queue keeps what the child needs until it ends: its body may read their values.
+        if keepFinished != nil {
+            for need in needs where !isPlanned(need) { added[need].readers += 1 }
+        }
 
         var failedNeed: Int32?
         var remaining: Int32 = 0

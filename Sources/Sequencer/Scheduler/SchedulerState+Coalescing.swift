@@ -166,19 +166,24 @@ extension SchedulerState {
         coalescing.joiners.filter { jobs[$0].phase == .running }
     }
 
-    /// Checks a child's coalescing key and returns its number: the key must not be led by one of
-    /// the child's ancestors (the child would wait for a job that waits for it).
-    mutating func childKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws -> Int32 {
+    /// Checks a child's coalescing key: an earlier job with the key returns the same type, and
+    /// no ancestor of the child leads the key (the child would wait for its own result).
+    func checkChildKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws {
+        guard let known = coalescing.keys[key] else { return }
+        try known.check(key, job: id, type: type)
+        for ancestor in lineage(from: parent) where coalescing[known.id]?.leader == ancestor {
+            throw WorkflowError(
+                code: .invalidOption,
+                message: "child '\(id)' has coalescing key '\(key)', which '\(self.id(of: ancestor))' leads; it would wait for its own result",
+                jobs: [self.id(of: ancestor), id])
+        }
+    }
+
+    /// Records the use of a key by a child that ``checkChildKey(_:for:type:parent:)`` checked;
+    /// returns the key's number.
+    mutating func useChildKey(_ key: String, for id: JobID, type: ObjectIdentifier?) throws -> Int32 {
         let number = try coalescing.use(key, job: id, type: type)
         if keepFinished != nil { coalescing.retain(number, name: key) }
-        for ancestor in lineage(from: parent) {
-            if coalescing[number]?.leader == ancestor {
-                throw WorkflowError(
-                    code: .invalidOption,
-                    message: "child '\(id)' has coalescing key '\(key)', which '\(self.id(of: ancestor))' leads; it would wait for its own result",
-                    jobs: [self.id(of: ancestor), id])
-            }
-        }
         return number
     }
 }

@@ -122,9 +122,7 @@ extension SchedulerState {
     mutating func endedInQueue(_ job: Int32) {
         guard !isPlanned(job) else { return }
         if !added.tickets.isEmpty, let ticket = added.tickets.removeValue(forKey: job) { ticket.fill(result(of: job)) }
-        if added[job].parent == nil {
-            for need in added[job].needs where jobs.contains(need) { added[need].readers -= 1 }
-        }
+        for need in added[job].needs where jobs.contains(need) { added[need].readers -= 1 }
         if let key = added[job].key, coalescing.release(key) { dropRun(key) }
     }
 

@@ -1,11 +1,8 @@
 @testable import Sequencer
 import Testing
 
-/// Bugs of a queue's scheduler that `QueueSweepTests` found, each reduced to a step list. They
-/// are not fixed here (they lie outside `SchedulerState+Queue.swift` and `Coalescing.swift`):
-/// each test states the right behaviour as a known issue, or, for a crash, expects the crash;
-/// with the fix, the known issue is no longer recorded (or the process no longer crashes) and
-/// the test fails until it is turned into a plain one.
+/// Bugs of a queue's scheduler that `QueueSweepTests` found, each reduced to a step list; each
+/// failed (or crashed) before its fix.
 @Suite struct QueueFindingTests {
     typealias Scheduler = SchedulerState<Int>
 
@@ -23,19 +20,20 @@ import Testing
     /// The fix: pass over entries whose job is no longer kept (`!jobs.contains(job) ||` in
     /// `popLive`). The same follows from raising a queued job's priority (its old entry stays)
     /// and from cancelling the whole queue (`endPending` ends queued jobs).
-    @Test func aCancelledQueuedJobThatTheQueueForgotIsReadFromTheReadyQueue() async {
-        await #expect(processExitsWith: .failure, "crashes until ReadyQueue.popLive passes over forgotten jobs") {
-            var queue = Scheduler(plan: Plan.empty, maxWorkers: 1, keepGoing: true, keepFinished: 0)
-            _ = queue.begin()
-            guard let (a, addA) = try? queue.add(Self.job("a")), let worker = addA.spawn.first,
-                let (low, _) = try? queue.add(Self.job("low", priority: .background)),
-                let (high, _) = try? queue.add(Self.job("high"))
-            else { return }
-            _ = queue.cancel(low, now: 1)  // its entry stays in the ready queue, stale
-            let endA = queue.finish(a, Self.succeeded(at: 2), slot: worker.slot, generation: worker.generation)
-            guard endA.worker == .run(high), queue.job("low") == nil else { return }  // a and low forgotten
-            _ = queue.finish(high, Self.succeeded(at: 3), slot: worker.slot, generation: worker.generation)  // pops low's entry
-        }
+    @Test func aCancelledQueuedJobThatTheQueueForgotIsPassedOverInTheReadyQueue() throws {
+        var queue = Scheduler(plan: Plan.empty, maxWorkers: 1, keepGoing: true, keepFinished: 0)
+        _ = queue.begin()
+        let (a, addA) = try queue.add(Self.job("a"))
+        let worker = try #require(addA.spawn.first)
+        let (low, _) = try queue.add(Self.job("low", priority: .background))
+        let (high, _) = try queue.add(Self.job("high"))
+        _ = queue.cancel(low, now: 1)  // its entry stays in the ready queue, stale
+        let endA = queue.finish(a, Self.succeeded(at: 2), slot: worker.slot, generation: worker.generation)
+        #expect(endA.worker == .run(high))
+        #expect(queue.job("low") == nil, "a and low are forgotten")
+        // Pops low's stale entry: passed over, not read.
+        let endHigh = queue.finish(high, Self.succeeded(at: 3), slot: worker.slot, generation: worker.generation)
+        #expect(endHigh.worker == .park)
     }
 
     /// A queue keeps a finished job while a job added from outside that needs it has not ended,
@@ -52,9 +50,7 @@ import Testing
         let worker = addA.spawn[0]
         #expect(queue.finish(a, Self.succeeded(at: 1), slot: worker.slot, generation: worker.generation).worker == .run(child))
         #expect(queue.jobs[child].phase == .running)
-        withKnownIssue("a child does not hold its needs in a queue") {
-            #expect(queue.job("a") == a, "p/c runs and may read the value of a")
-        }
+        #expect(queue.job("a") == a, "p/c runs and may read the value of a")
     }
 
     /// A child with a coalescing key that `addChild` then refuses (here for an unknown need)
@@ -75,10 +71,8 @@ import Testing
             .init(name: "k", id: "k", prefix: "", job: JobRequest(coalesce: "key") { _ in }))
         #expect(addKeyed.wake.map(\.job) == [keyed], "the parked worker takes k")
         #expect(queue.finish(keyed, Self.succeeded(at: 2), slot: worker.slot, generation: worker.generation).worker == .park)
-        withKnownIssue("a refused child's key stays in use") {
-            #expect(queue.coalescing.keys.isEmpty, "no job that has the key is left")
-            #expect(queue.job("k") == nil, "k ended and no one reads it: it is forgotten")
-        }
+        #expect(queue.coalescing.keys.isEmpty, "no job that has the key is left")
+        #expect(queue.job("k") == nil, "k ended and no one reads it: it is forgotten")
     }
 
     /// Cancelling a whole queue ends its waiting jobs in `endPending`, which leaves their entries
@@ -95,8 +89,6 @@ import Testing
         let worker = addA.spawn[0]
         let end = queue.finish(a, Completion(result: .threw(CancellationError()), attempts: 1, startedAt: 0, endedAt: 2), slot: worker.slot, generation: worker.generation)
         #expect(end.finished)
-        withKnownIssue("endPending leaves added.dependents") {
-            #expect(queue.added.dependents.isEmpty)
-        }
+        #expect(queue.added.dependents.isEmpty)
     }
 }

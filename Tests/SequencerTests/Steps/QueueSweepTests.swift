@@ -9,14 +9,12 @@ import Testing
 /// step; at the end the queue must have finished, every job ended once, and it must keep no
 /// more than `keepFinished` jobs and nothing for them.
 ///
-/// Left out, as they meet bugs this sweep found (see `QueueFindingTests`): cancelling a queued
-/// job, raising a queued job's priority (jobs are added at one priority) and cancelling the
-/// whole queue, which leave entries in the ready queue for jobs the queue may forget; and
-/// children, whose needs and keys a queue does not hold.
+/// Also, rarely, cancelling the whole queue. Left out: raising a queued job's priority (jobs
+/// are added at one priority) and children (see `QueueFindingTests` for their step tests).
 @Suite struct QueueSweepTests {
-    @Test(arguments: 0..<16)
+    @Test(arguments: 0..<8)
     func randomQueuesKeepTheInvariantsAndEndOnceClosed(batch: UInt64) {
-        for seed in batch * 100..<(batch + 1) * 100 {
+        for seed in batch * 60..<(batch + 1) * 60 {
             if let failure = Self.sweep(seed: seed) {
                 Issue.record("seed \(seed): \(failure)")
                 return
@@ -75,7 +73,7 @@ import Testing
             let lane = random.chance(percent: 40) ? pick(lanes + (random.chance(percent: 5) ? ["nowhere"] : []), &random) : nil
             run.add(id, needs: needs, lane: lane, coalesce: random.chance(percent: 25) ? random.pick(["k0", "k1"]) : nil)
         case 56..<62:
-            guard let job = pick(unfinished.filter { run.scheduler.jobs[$0].phase != .queued }, &random) else { return false }
+            guard let job = pick(unfinished, &random) else { return false }
             run.cancel(name(job, run))
         case 62..<65:
             guard let job = pick(jobs.filter { run.scheduler.jobs[$0].phase == .running }, &random) else { return false }
@@ -92,6 +90,8 @@ import Testing
         case 79..<85:
             guard let job = pick(run.reads, &random) else { return false }
             run.doneReading(job)
+        case 89 where random.chance(percent: 20):
+            run.cancelAll(.cancelled)
         case 85..<89:
             let lane = random.chance(percent: 70) ? pick(lanes, &random) ?? "lane0" : "lane\(lanes.count)"
             run.declareLane(lane, width: random.int(1...3), ordered: random.chance(percent: 60))

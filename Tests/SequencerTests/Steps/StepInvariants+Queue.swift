@@ -9,12 +9,12 @@ extension StepDriver {
         return readerProblems() + keptProblems() + queueLaneProblems()
     }
 
-    /// A job's readers are the unfinished jobs added from outside that need it, the callers
+    /// A job's readers are the unfinished jobs (added from outside, or children) that need it, the callers
     /// watching it or reading it, and, while it leads its key's run, that run.
     private func readerProblems() -> [String] {
         var problems: [String] = []
         var expected: [Int32: Int32] = [:]
-        for job in scheduler.jobs.numbers where !scheduler.jobs[job].phase.isTerminal && scheduler.parent(of: job) == nil {
+        for job in scheduler.jobs.numbers where !scheduler.jobs[job].phase.isTerminal {
             for need in scheduler.needs(of: job) { expected[need, default: 0] += 1 }
         }
         for job in watching.values { expected[job, default: 0] += 1 }
