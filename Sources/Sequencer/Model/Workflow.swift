@@ -181,11 +181,7 @@ public struct Workflow: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
-        let options = JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self))
-        let job = append(
-            id, needs: needs, lane: lane, priority: priority, options: options,
-            body: TypedJobBody(body: body), hasValue: T.self != Void.self)
-        return JobHandle(id: id, index: job)
+        JobHandle(id: id, index: append(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body)))
     }
 
     /// Adds a job that returns nothing.
@@ -204,31 +200,24 @@ public struct Workflow: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws -> JobHandle<Void> {
-        let options = JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(Void.self))
-        let job = append(
-            id, needs: needs, lane: lane, priority: priority, options: options,
-            body: VoidJobBody(body: body), hasValue: false)
-        return JobHandle(id: id, index: job)
+        JobHandle(id: id, index: append(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body)))
     }
 
-    private mutating func append(
-        _ id: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?,
-        body: some JobBody, hasValue: Bool
-    ) -> Int32 {
+    private mutating func append(_ id: JobID, _ request: JobRequest) -> Int32 {
         let job = Int32(ids.count)
         ids.append(id)
-        bodies.append(body)
-        for need in needs {
+        bodies.append(request.body)
+        for need in request.needs {
             needRefs.append(names.refer(to: need, edge: Int32(needRefs.count)))
         }
         needStart.append(Int32(needRefs.count))
         if names.isFull(ids: ids) { names.flush(ids: ids, needRefs: &needRefs) }
-        Self.set(&explicitPriorities, job, priority, default: .utility)
-        Self.set(&explicitLanes, job, lane.map { laneSlot($0) } ?? -1, default: -1)
-        Self.set(&valueFlags, job, hasValue, default: false)
+        Self.set(&explicitPriorities, job, request.priority, default: .utility)
+        Self.set(&explicitLanes, job, request.lane.map { laneSlot($0) } ?? -1, default: -1)
+        Self.set(&valueFlags, job, request.hasValue, default: false)
         var ref: Int32 = -1
-        Self.set(&coalescingKeys, job, options?.coalesce, default: nil)
-        if var options {
+        Self.set(&coalescingKeys, job, request.options?.coalesce, default: nil)
+        if var options = request.options {
             options.coalesce = nil
             // Compared in place: `last` would copy the options (and retain what they hold).
             if optionSets.isEmpty || optionSets[optionSets.count - 1] != options { optionSets.append(options) }

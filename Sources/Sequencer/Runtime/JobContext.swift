@@ -96,10 +96,7 @@ public struct JobContext: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
-        try addChild(
-            name, needs: needs, lane: lane, priority: priority,
-            options: JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self)),
-            body: TypedJobBody(body: body), hasValue: T.self != Void.self)
+        try addChild(name, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body))
     }
 
     /// Adds a child job that returns nothing: the same as the generic
@@ -115,21 +112,14 @@ public struct JobContext: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws -> JobHandle<Void> {
-        try addChild(
-            name, needs: needs, lane: lane, priority: priority,
-            options: JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(Void.self)),
-            body: VoidJobBody(body: body), hasValue: false)
+        try addChild(name, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body))
     }
 
-    private func addChild<T>(
-        _ name: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?, body: any JobBody, hasValue: Bool
-    ) throws -> JobHandle<T> {
+    private func addChild<T>(_ name: JobID, _ request: JobRequest) throws -> JobHandle<T> {
         // The ID is built before taking the run's lock.
         let parentID = id
         let prefix = attempt > 1 ? "\(parentID)#\(attempt)" : parentID.description
-        let request = RunCore.Scheduler.ChildRequest(
-            name: name, id: JobID("\(prefix)/\(name)"), prefix: prefix, needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
-        let (child, id) = try core.addChild(request, to: job, attempt: attempt)
+        let (child, id) = try core.addChild(.init(name: name, id: JobID("\(prefix)/\(name)"), prefix: prefix, job: request), to: job)
         probe.addedChild()
         return JobHandle(id: id, index: child)
     }

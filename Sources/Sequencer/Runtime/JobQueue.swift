@@ -74,10 +74,7 @@ public final class JobQueue: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
-        try add(
-            id, needs: needs, lane: lane, priority: priority,
-            options: JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(T.self)),
-            body: TypedJobBody(body: body), hasValue: T.self != Void.self)
+        try add(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body))
     }
 
     /// Adds a job that returns nothing: the same as the generic
@@ -93,25 +90,19 @@ public final class JobQueue: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws -> JobHandle<Void> {
-        try add(
-            id, needs: needs, lane: lane, priority: priority,
-            options: JobOptions.unlessDefault(timeout: timeout, retry: retry, coalesce: coalesce, valueType: ObjectIdentifier(Void.self)),
-            body: VoidJobBody(body: body), hasValue: false)
+        try add(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body))
     }
 
-    private func add<T>(
-        _ id: JobID, needs: [JobID], lane: String?, priority: Priority, options: JobOptions?, body: any JobBody, hasValue: Bool
-    ) throws -> JobHandle<T> {
-        let request = RunCore.Scheduler.ChildRequest(
-            name: id, id: id, prefix: "", needs: needs, lane: lane, priority: priority, options: options, body: body, hasValue: hasValue)
+    private func add<T>(_ id: JobID, _ job: JobRequest) throws -> JobHandle<T> {
+        let request = RunCore.Scheduler.ChildRequest(name: id, id: id, prefix: "", job: job)
         let ticket = JobTicket()
-        var job: Int32 = 0
+        var number: Int32 = 0
         try core.step { state in
             let (added, actions) = try state.scheduler.add(request, ticket: ticket)
-            job = added
+            number = added
             return actions
         }
-        return JobHandle(id: id, index: job, ticket: ticket)
+        return JobHandle(id: id, index: number, ticket: ticket)
     }
 
     /// Waits for the handle's job to end and returns its result. A handle from ``add(_:needs:lane:priority:timeout:retry:coalesce:_:)``

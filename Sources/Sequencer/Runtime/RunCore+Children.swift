@@ -35,10 +35,10 @@ extension RunCore {
     }
 
     /// Adds a child job to the running job `parent`.
-    func addChild(_ request: Scheduler.ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, JobID) {
+    func addChild(_ request: Scheduler.ChildRequest, to parent: Int32) throws -> (Int32, JobID) {
         var child: (Int32, JobID)?
         try step { state in
-            let (number, actions) = try state.scheduler.addChild(request, to: parent, attempt: attempt)
+            let (number, actions) = try state.scheduler.addChild(request, to: parent)
             child = (number, state.scheduler.id(of: number))
             return actions
         }

@@ -6,13 +6,23 @@ import DequeModule
 /// A job holds a slot from when the lane admits it to the ready queue until it ends. Invariants:
 /// `used + reserved <= width` after every admission; an ordered lane has at most one job in the
 /// ready queue (so priorities among ready jobs cannot reorder it), and admits from the front of
-/// ``order`` only, so a job still waiting for its needs holds its place.
+/// ``order`` only, so a job still waiting for its needs holds its place. An ordered lane's
+/// ``order`` holds every job of the lane that has not been admitted and has not ended (children
+/// excepted), and some that have; it rises in job number (jobs are numbered in the order they
+/// are added), so a job is found in it by binary search.
 struct Lane {
     let name: String
     private(set) var width: Int
     let ordered: Bool
     /// An ordered lane's jobs that the lane has not passed yet, in the order they were added.
-    private(set) var order: Deque<Int32>
+    private var order: Deque<Int32>
+    /// How many jobs the lane has passed (removed from the front of ``order``): a job's place in
+    /// the order, counted from the lane's first job, is `passed` plus its index in ``order``.
+    private var passed = 0
+    /// For jobs of ``order`` found started or ended by ``jobAhead(of:_:)``: the place in the order
+    /// to look at next, earlier than theirs, every job between having started or ended too.
+    /// Jobs never go back to waiting, so a search passes over each such run of jobs once.
+    private var skips: [Int32: Int] = [:]
     /// Jobs waiting for a slot outside the lane's order: every job of an unordered lane, and
     /// children (they take a slot but no place in the order).
     private(set) var backlog = Deque<Int32>()
@@ -47,23 +57,74 @@ struct Lane {
     mutating func admitNext(_ jobs: JobTable) -> Int32? {
         if ordered {
             while let job = order.first {
+                // A queue may have forgotten a job of the order that ended: passed over.
+                guard jobs.contains(job) else {
+                    pass()
+                    continue
+                }
                 let phase = jobs[job].phase
                 if phase == .laneWaiting, !isFull, !hasQueued {
-                    order.removeFirst()
+                    pass()
                     used += 1
                     hasQueued = true
                     return job
                 }
                 guard phase.isTerminal || phase == .running || phase == .queued else { break }
-                order.removeFirst()
+                pass()
             }
         }
         while !isFull, let job = backlog.popFirst() {
-            guard jobs[job].phase == .laneWaiting else { continue }
+            guard jobs.contains(job), jobs[job].phase == .laneWaiting else { continue }
             used += 1
             return job
         }
         return nil
+    }
+
+    /// Removes the front of ``order``.
+    private mutating func pass() {
+        let job = order.removeFirst()
+        passed += 1
+        if !skips.isEmpty { skips[job] = nil }
+    }
+
+    /// The job just ahead of `job` in the order that has not started, if any: `job`, waiting in
+    /// the order, cannot start before it has. Nil when `job` is not in the order (it was admitted,
+    /// or is a child).
+    /// - Complexity: O(log n) amortized for n jobs in the order: a binary search, then jumps over
+    ///   jobs that started or ended, each jumped over once per search before ``skips`` shortens
+    ///   the way for the next.
+    mutating func jobAhead(of job: Int32, _ jobs: JobTable) -> Int32? {
+        guard ordered, var index = index(of: job) else { return nil }
+        var passedOver: [Int32] = []
+        var ahead: Int32?
+        index -= 1
+        while index >= 0 {
+            let member = order[index]
+            // A queue may have forgotten a job that ended.
+            if jobs.contains(member), jobs[member].phase.isPending {
+                ahead = member
+                break
+            }
+            passedOver.append(member)
+            index = skips[member].map { $0 - passed } ?? index - 1
+        }
+        // `index` is the place of `ahead`, or before the front: every job passed over may jump there.
+        for member in passedOver { skips[member] = passed + index }
+        return ahead
+    }
+
+    /// Where `job` is in ``order``, if it is there. Job numbers rise along the order; they wrap
+    /// around after 2³², so they are compared by their distance from the front.
+    private func index(of job: Int32) -> Int? {
+        guard let front = order.first else { return nil }
+        let target = UInt32(bitPattern: job &- front)
+        var (low, high) = (0, order.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if UInt32(bitPattern: order[middle] &- front) < target { low = middle + 1 } else { high = middle }
+        }
+        return low < order.count && order[low] == job ? low : nil
     }
 
     /// The lane's ordered job left the ready queue (taken, or ended there).

@@ -34,7 +34,8 @@ struct ReadyQueue {
         while let job = popFirst() {
             // While no entry is stale, the job's phase need not be read: one cache miss less
             // under the lock.
-            if stale > 0, jobs[job].phase != .queued {
+            // A queue may have forgotten a stale entry's job (it ended, and no one reads it).
+            if stale > 0, !jobs.contains(job) || jobs[job].phase != .queued {
                 stale -= 1
                 continue
             }

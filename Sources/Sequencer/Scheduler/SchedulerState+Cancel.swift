@@ -149,6 +149,8 @@ extension SchedulerState {
             failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
             setPhase(job, newPhase)
         }
+        // Every job that waited for another has ended: no one is left to release.
+        added.dependents.removeAll()
         for lane in lanes.indices { lanes[lane].clearSlots() }
         // Running jobs hold their lane slots, except parents waiting for their children.
         for job in jobs.numbers where jobs[job].phase == .running {

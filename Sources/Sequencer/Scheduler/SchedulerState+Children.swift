@@ -6,19 +6,15 @@
 /// parent and its child never run at once). When they have ended, the parent resumes as soon as
 /// both slots are free, before any new job starts.
 extension SchedulerState {
-    /// A job to add at run time, checked by ``addChild(_:to:attempt:)``.
+    /// A job to add at run time, checked by ``addChild(_:to:)`` (a child) or ``add(_:ticket:)``
+    /// (a queue's job: `name` and `id` are its ID, `prefix` is empty).
     struct ChildRequest {
         var name: JobID
         /// Its full ID (the parent's ID, a slash and `name`), built before taking the lock.
         var id: JobID
         /// The parent's ID, with the attempt when it is a retry: siblings are named from it.
         var prefix: String
-        var needs: [JobID]
-        var lane: String?
-        var priority: Priority
-        var options: JobOptions?
-        var body: any JobBody
-        var hasValue: Bool
+        var job: JobRequest
     }
 
     /// Adds a child to the running job `parent`. Its ID is the parent's ID, a slash and its name.
@@ -26,7 +22,7 @@ extension SchedulerState {
     /// - Throws: ``WorkflowError`` for a duplicate ID, an unknown need, a need that waits for an
     ///   ancestor (see ``checkNeedsWaitForNoAncestor(_:of:parent:)``), an undeclared lane, a bad
     ///   option or a key an ancestor leads, or a parent that is no longer running.
-    mutating func addChild(_ request: ChildRequest, to parent: Int32, attempt: Int) throws -> (Int32, Actions) {
+    mutating func addChild(_ request: ChildRequest, to parent: Int32) throws -> (Int32, Actions) {
         let parentID = id(of: parent)
         let (prefix, id) = (request.prefix, request.id)
         func failure(_ code: WorkflowError.Code, _ message: String, _ jobs: [JobID]) -> WorkflowError {
@@ -39,20 +35,19 @@ extension SchedulerState {
             failure(.duplicateJob, "job '\(parentID)' added child '\(id)', but the run already has a job with that ID", [id])
         }
         guard plan.job(id) == nil else { throw duplicate() }
-        if let problem = request.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
-        var key: Int32?
-        if let options = request.options, let name = options.coalesce {
-            key = try childKey(name, for: id, type: options.valueType, parent: parent)
+        if let problem = request.job.options?.problem(job: id) { throw failure(.invalidOption, problem, [id]) }
+        if let options = request.job.options, let name = options.coalesce {
+            try checkChildKey(name, for: id, type: options.valueType, parent: parent)
         }
         var lane: Int?
-        if let name = request.lane {
+        if let name = request.job.lane {
             guard let found = lanes.firstIndex(where: { $0.name == name }) else {
                 throw failure(.unknownLane, "child '\(id)' uses lane '\(name)', which the workflow never declared with lane(_:width:)", [id])
             }
             lane = found
         }
         var needs: [Int32] = []
-        for name in request.needs {
+        for name in request.job.needs {
             guard let need = job(name) ?? job(JobID("\(prefix)/\(name)")) else {
                 throw failure(.unknownNeed, "child '\(id)' needs '\(name)', which is not a job of the run (yet); a child can need jobs added before it", [id, name])
             }
@@ -64,18 +59,28 @@ extension SchedulerState {
         if !needs.isEmpty { try checkNeedsWaitForNoAncestor(needs, of: id, parent: parent) }
         // Last, as it records the ID when it is free.
         guard added.claim(id, for: jobs.end) else { throw duplicate() }
+        // Checked above: the key is recorded only once the child is sure to be added, so that a
+        // refused child leaves no user of the key behind.
+        var key: Int32?
+        if let options = request.job.options, let name = options.coalesce {
+            key = try useChildKey(name, for: id, type: options.valueType)
+        }
 
         // Checked: add it.
         let child = appendJob(JobState(
             remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count),
-            priority: max(request.priority, jobs[parent].priority)))
+            priority: max(request.job.priority, jobs[parent].priority)))
         added.appendClaimed(
             AddedJob(
-                id: id, body: request.body, hasValue: request.hasValue,
+                id: id, body: request.job.body, hasValue: request.job.hasValue,
                 parent: parent, needs: needs, lane: lane, key: key),
-            options: request.options)
+            options: request.job.options)
         groups[parent, default: ChildGroup()].children.append(child)
         groups[parent, default: ChildGroup()].unfinished += 1
+        // A queue keeps what the child needs until it ends: its body may read their values.
+        if keepFinished != nil {
+            for need in needs where !isPlanned(need) { added[need].readers += 1 }
+        }
 
         var failedNeed: Int32?
         var remaining: Int32 = 0
@@ -114,7 +119,7 @@ extension SchedulerState {
     /// leader it joined (see ``waitPath(from:to:seen:)``). The ancestor waits for the child, which
     /// would wait for its need: none of them could end. Visits only the unfinished jobs the needs
     /// wait for, each once; a need that has ended or that waits for nothing costs nothing more.
-    private func checkNeedsWaitForNoAncestor(_ needs: [Int32], of id: JobID, parent: Int32) throws {
+    private mutating func checkNeedsWaitForNoAncestor(_ needs: [Int32], of id: JobID, parent: Int32) throws {
         let ancestors = Set(lineage(from: parent))
         var seen: [Int32: WaitStep] = [:]
         for need in needs where !jobs[need].phase.isTerminal && seen[need] == nil {

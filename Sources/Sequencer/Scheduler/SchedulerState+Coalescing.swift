@@ -47,19 +47,15 @@ extension SchedulerState {
     }
 
     /// The job just ahead of `job` in its ordered lane that has not started, if any: `job`
-    /// cannot start before it has. Children take no place in a lane's order.
-    func jobAhead(of job: Int32) -> Int32? {
+    /// cannot start before it has. Children take no place in a lane's order. Mutating only to
+    /// remember the way (see ``Lane/jobAhead(of:_:)``): O(log n) amortized.
+    mutating func jobAhead(of job: Int32) -> Int32? {
         guard let lane = jobs[job].lane, lanes[lane].ordered, !isChild(job) else { return nil }
-        var ahead: Int32?
-        for member in lanes[lane].order {
-            if member == job { return ahead }
-            if jobs[member].phase.isPending { ahead = member }
-        }
-        return nil
+        return lanes[lane].jobAhead(of: job, jobs)
     }
 
     /// Whether `job` waits, directly or not, for `other` to end (see ``waitPath(from:to:seen:)``).
-    func waits(_ job: Int32, for other: Int32) -> Bool {
+    mutating func waits(_ job: Int32, for other: Int32) -> Bool {
         var seen: [Int32: WaitStep] = [job: WaitStep(from: nil, reason: .child)]
         return waitPath(from: job, to: { $0 == other }, seen: &seen) != nil
     }
@@ -93,7 +89,7 @@ extension SchedulerState {
     ///
     /// `seen` holds the jobs already searched (with `start`): a search that found nothing can
     /// share it with the next. Visits only what `start` waits for, each job once.
-    func waitPath(from start: Int32, to isTarget: (Int32) -> Bool, seen: inout [Int32: WaitStep]) -> [(Int32, WaitReason)]? {
+    mutating func waitPath(from start: Int32, to isTarget: (Int32) -> Bool, seen: inout [Int32: WaitStep]) -> [(Int32, WaitReason)]? {
         var stack = [start]
         func visit(_ next: Int32, from current: Int32, _ reason: WaitReason) -> Bool {
             guard seen[next] == nil else { return false }
@@ -170,19 +166,24 @@ extension SchedulerState {
         coalescing.joiners.filter { jobs[$0].phase == .running }
     }
 
-    /// Checks a child's coalescing key and returns its number: the key must not be led by one of
-    /// the child's ancestors (the child would wait for a job that waits for it).
-    mutating func childKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws -> Int32 {
+    /// Checks a child's coalescing key: an earlier job with the key returns the same type, and
+    /// no ancestor of the child leads the key (the child would wait for its own result).
+    func checkChildKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws {
+        guard let known = coalescing.keys[key] else { return }
+        try known.check(key, job: id, type: type)
+        for ancestor in lineage(from: parent) where coalescing[known.id]?.leader == ancestor {
+            throw WorkflowError(
+                code: .invalidOption,
+                message: "child '\(id)' has coalescing key '\(key)', which '\(self.id(of: ancestor))' leads; it would wait for its own result",
+                jobs: [self.id(of: ancestor), id])
+        }
+    }
+
+    /// Records the use of a key by a child that ``checkChildKey(_:for:type:parent:)`` checked;
+    /// returns the key's number.
+    mutating func useChildKey(_ key: String, for id: JobID, type: ObjectIdentifier?) throws -> Int32 {
         let number = try coalescing.use(key, job: id, type: type)
         if keepFinished != nil { coalescing.retain(number, name: key) }
-        for ancestor in lineage(from: parent) {
-            if coalescing[number]?.leader == ancestor {
-                throw WorkflowError(
-                    code: .invalidOption,
-                    message: "child '\(id)' has coalescing key '\(key)', which '\(self.id(of: ancestor))' leads; it would wait for its own result",
-                    jobs: [self.id(of: ancestor), id])
-            }
-        }
         return number
     }
 }

@@ -20,9 +20,9 @@ extension SchedulerState {
         if let existing = job(id), !jobs[existing].phase.isTerminal {
             throw failure(.duplicateJob, "job '\(id)' was added while a job with that ID is still in the queue")
         }
-        if let problem = request.options?.problem(job: id) { throw failure(.invalidOption, problem) }
+        if let problem = request.job.options?.problem(job: id) { throw failure(.invalidOption, problem) }
         var lane: Int?
-        if let name = request.lane {
+        if let name = request.job.lane {
             guard let found = lanes.firstIndex(where: { $0.name == name }) else {
                 throw failure(.unknownLane, "job '\(id)' uses lane '\(name)', which the queue never declared with lane(_:width:)")
             }
@@ -32,7 +32,7 @@ extension SchedulerState {
             lane = found
         }
         var needs: [Int32] = []
-        for name in request.needs {
+        for name in request.job.needs {
             guard let need = job(name) else {
                 throw failure(
                     .unknownNeed,
@@ -42,19 +42,19 @@ extension SchedulerState {
             needs.append(need)
         }
         var key: Int32?
-        if let options = request.options, let name = options.coalesce {
+        if let options = request.job.options, let name = options.coalesce {
             let number = try coalescing.use(name, job: id, type: options.valueType)
             coalescing.retain(number, name: name)
             key = number
         }
 
         let job = appendJob(JobState(
-            remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count), priority: request.priority))
+            remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count), priority: request.job.priority))
         added.append(
             AddedJob(
-                id: id, body: request.body, hasValue: request.hasValue,
+                id: id, body: request.job.body, hasValue: request.job.hasValue,
                 parent: nil, needs: needs, lane: lane, key: key),
-            options: request.options, as: job)
+            options: request.job.options, as: job)
         if let lane { lanes[lane].enter(job) }
         if let ticket { added.tickets[job] = ticket }
         var failedNeed: Int32?
@@ -67,7 +67,7 @@ extension SchedulerState {
             default:
                 remaining += 1
                 added.dependents[need, default: []].append(job)
-                raise(need, to: request.priority)
+                raise(need, to: request.job.priority)
             }
         }
         jobs[job].remaining = remaining
@@ -122,9 +122,7 @@ extension SchedulerState {
     mutating func endedInQueue(_ job: Int32) {
         guard !isPlanned(job) else { return }
         if !added.tickets.isEmpty, let ticket = added.tickets.removeValue(forKey: job) { ticket.fill(result(of: job)) }
-        if added[job].parent == nil {
-            for need in added[job].needs where jobs.contains(need) { added[need].readers -= 1 }
-        }
+        for need in added[job].needs where jobs.contains(need) { added[need].readers -= 1 }
         if let key = added[job].key, coalescing.release(key) { dropRun(key) }
     }
 

@@ -8,10 +8,7 @@ import Testing
     typealias Scheduler = SchedulerState<Int>
 
     static func job(_ id: JobID, needs: [JobID] = [], lane: String? = nil, key: String? = nil) -> Scheduler.ChildRequest {
-        Scheduler.ChildRequest(
-            name: id, id: id, prefix: "", needs: needs, lane: lane, priority: .utility,
-            options: key.map { JobOptions(coalesce: $0, valueType: ObjectIdentifier(Void.self)) },
-            body: VoidJobBody { _ in }, hasValue: false)
+        Scheduler.ChildRequest(name: id, id: id, prefix: "", job: JobRequest(needs: needs, lane: lane, coalesce: key) { _ in })
     }
 
     static func succeeded(at time: Int64) -> Completion {

@@ -59,15 +59,30 @@ struct StepDriver {
     var registersAtOnce = true
     private(set) var now: Int64 = 0
     private var waitOwners: [Int: (slot: Int, generation: UInt32)] = [:]
-    private var nextWaiter = 0
+    /// The number of the next waiter a body's wait or a queue's caller gets.
+    var nextWaiter = 0
     private var settled: [Worker] = []
     /// The slot of the worker that reports the current event (a finish or a park).
     private var reporter: Int?
-    var phasesSeen: [JobPhase] = []
+    /// Each job's phase after the last step, by number.
+    var phasesSeen: [Int32: JobPhase] = [:]
     private(set) var hasBegun = false
+    // A queue's callers and jobs, written by the queue's events only (`StepDriver+Queue.swift`).
+    /// Callers waiting for a job to end (``watch(_:)``), by waiter number.
+    var watching: [Int: Int32] = [:]
+    /// Jobs whose watchers were resumed and have not read them yet (``doneReading(_:)``).
+    var reads: [Int32] = []
+    /// Jobs added from outside (``add(_:needs:lane:priority:coalesce:)``), with the ticket each
+    /// outcome goes to, in the order they were added.
+    var queued: [(job: Int32, id: JobID, lane: String?, ticket: JobTicket)] = []
 
     init(_ workflow: Workflow, maxConcurrency: Int = 1, keepGoing: Bool = false) throws {
         scheduler = Scheduler(plan: try Plan(workflow), maxWorkers: maxConcurrency, keepGoing: keepGoing)
+    }
+
+    /// A queue: open, with no jobs, keeping `keepFinished` finished jobs beyond those still needed.
+    init(queueOf maxConcurrency: Int, keepFinished: Int) {
+        scheduler = Scheduler(plan: Plan.empty, maxWorkers: maxConcurrency, keepGoing: true, keepFinished: keepFinished)
     }
 
     // MARK: - Events
@@ -140,6 +155,12 @@ struct StepDriver {
     /// probe a run reads); a job with no worker has no probe.
     mutating func abandon(_ name: JobID, began: Bool = true) {
         guard let job = number(name) else { return }
+        abandon(job: job, began: began)
+    }
+
+    /// The grace period of `job` passed (a queue may have given its ID to a newer job since).
+    mutating func abandon(job: Int32, began: Bool = true) {
+        let name = scheduler.id(of: job)
         graceList.removeAll { $0 == job }
         var progress: (startedAt: Int64, attempt: Int)?
         if began, let slot = slot(running: job) { progress = (workers[slot]?.began ?? 0, 1) }
@@ -149,7 +170,14 @@ struct StepDriver {
 
     /// The body of `name`, abandoned, returns at last: the scheduler must ignore it.
     mutating func finishLate(_ name: JobID) {
-        guard let job = number(name), let index = detached.firstIndex(where: { $0.job == job && $0.waits.isEmpty }) else {
+        guard let job = number(name) else { return problem("finish late \(name): no such job") }
+        finishLate(job: job)
+    }
+
+    /// The body of `job`, abandoned, returns at last (a queue may have forgotten the job since).
+    mutating func finishLate(job: Int32) {
+        let name = scheduler.jobs.contains(job) ? scheduler.id(of: job).description : "job \(job) (forgotten)"
+        guard let index = detached.firstIndex(where: { $0.job == job && $0.waits.isEmpty }) else {
             return problem("finish late \(name): no abandoned worker runs it")
         }
         let worker = detached.remove(at: index)
@@ -169,15 +197,13 @@ struct StepDriver {
         coalesce: String? = nil
     ) -> JobID? {
         guard let job = number(parent) else { return nil }
-        let options = coalesce.map { JobOptions(coalesce: $0, valueType: ObjectIdentifier(Void.self)) }
         let request = Scheduler.ChildRequest(
-            name: name, id: JobID("\(parent)/\(name)"), prefix: parent.description, needs: needs, lane: lane,
-            priority: priority, options: options, body: VoidJobBody { _ in },
-            hasValue: false)
+            name: name, id: JobID("\(parent)/\(name)"), prefix: parent.description,
+            job: JobRequest(needs: needs, lane: lane, priority: priority, coalesce: coalesce) { _ in })
         do {
             var child: Int32 = 0
             try step("\(parent) adds \(name)") { scheduler in
-                let (number, actions) = try scheduler.addChild(request, to: job, attempt: 1)
+                let (number, actions) = try scheduler.addChild(request, to: job)
                 child = number
                 return actions
             }
@@ -229,9 +255,11 @@ struct StepDriver {
             } else if let worker = current.first(where: { !$0.waits.isEmpty && !$0.blocked }) {
                 block(slot: worker.slot)
             } else if let job = graceList.first {
-                abandon(scheduler.id(of: job))
+                abandon(job: job)
             } else if let worker = detached.first(where: \.waits.isEmpty), let job = worker.job {
-                finishLate(scheduler.id(of: job))
+                finishLate(job: job)
+            } else if let job = reads.first {
+                doneReading(job)
             } else {
                 return
             }
@@ -283,7 +311,7 @@ struct StepDriver {
     }
 
     /// Runs one event, carries out its actions, and checks the invariants.
-    private mutating func step(_ name: String, _ event: (inout Scheduler) throws -> Scheduler.Actions) rethrows {
+    mutating func step(_ name: String, _ event: (inout Scheduler) throws -> Scheduler.Actions) rethrows {
         log.append(name)
         let actions = try event(&scheduler)
         last = actions
@@ -334,6 +362,8 @@ struct StepDriver {
             }
         }
         graceList += actions.abandonLater.filter { !graceList.contains($0) }
+        // The grace period of a job a queue forgot passes without an event: it ended.
+        if scheduler.keepFinished != nil { graceList.removeAll { !scheduler.jobs.contains($0) } }
         if actions.finished { finishedCount += 1 }
     }
 
@@ -371,6 +401,7 @@ struct StepDriver {
     }
 
     private mutating func resume(_ waiter: Int) {
+        if let job = watching.removeValue(forKey: waiter) { return reads.append(job) }
         guard let owner = waitOwners.removeValue(forKey: waiter) else { return problem("resumed wait \(waiter) twice") }
         func resumed(_ worker: inout Worker) -> Bool {
             guard worker.slot == owner.slot, worker.generation == owner.generation else { return false }
@@ -394,13 +425,17 @@ struct StepDriver {
         // The worker that reported the event may have left its slot to a new one: its step says.
         for (slot, worker) in workers where worker.generation != scheduler.workers[slot].generation && slot != reporter {
             workers[slot] = nil
-            guard let job = worker.job, scheduler.jobs[job].phase.isTerminal else {
+            // A queue may have forgotten the job since it ended.
+            guard let job = worker.job, !scheduler.jobs.contains(job) || scheduler.jobs[job].phase.isTerminal else {
                 problem("slot \(slot) got a new worker while its worker still runs: \(worker); the scheduler's slot: \(scheduler.workers[slot])")
                 continue
             }
             detached.append(worker)
         }
     }
+
+    /// Adds a line to the log, for what happened without an event (an event refused, say).
+    mutating func note(_ text: String) { log.append(text) }
 
     mutating func problem(_ text: String) {
         problems.append(text)

@@ -5,11 +5,11 @@
 extension StepDriver {
     mutating func checkInvariants() {
         for text in invariantProblems() { problem(text) }
-        phasesSeen = scheduler.jobs.numbers.map { scheduler.jobs[$0].phase }
+        phasesSeen = Dictionary(uniqueKeysWithValues: scheduler.jobs.numbers.map { ($0, scheduler.jobs[$0].phase) })
     }
 
     private func invariantProblems() -> [String] {
-        phaseProblems() + workerProblems() + laneProblems() + endProblems()
+        phaseProblems() + workerProblems() + laneProblems() + endProblems() + queueProblems()
     }
 
     /// Each job is in exactly one phase, counted; phases only move forward; a job runs only
@@ -20,17 +20,20 @@ extension StepDriver {
         for job in scheduler.jobs.numbers {
             let phase = scheduler.jobs[job].phase
             tally[phase, default: 0] += 1
-            if Int(job) < phasesSeen.count, Self.rank(phase) < Self.rank(phasesSeen[Int(job)])
-                || (phasesSeen[Int(job)].isTerminal && phase != phasesSeen[Int(job)]) {
-                problems.append("\(name(job)) went from \(phasesSeen[Int(job)]) to \(phase)")
+            if let seen = phasesSeen[job], Self.rank(phase) < Self.rank(seen) || (seen.isTerminal && phase != seen) {
+                problems.append("\(name(job)) went from \(seen) to \(phase)")
             }
             if phase == .running || phase == .succeeded {
-                for need in scheduler.needs(of: job) where scheduler.jobs[need].phase != .succeeded {
+                // A need a queue forgot had ended; whether it may be forgotten is checked in `queueProblems`.
+                for need in scheduler.needs(of: job) where scheduler.jobs.contains(need) && scheduler.jobs[need].phase != .succeeded {
                     problems.append("\(name(job)) is \(phase) but its need \(name(need)) is \(scheduler.jobs[need].phase)")
                 }
             }
         }
+        // A queue counts the finished jobs it forgot too.
+        let forgets = scheduler.keepFinished != nil
         for phase in JobPhase.allCases where tally[phase, default: 0] != scheduler.counts[phase] {
+            guard !forgets || !phase.isTerminal || tally[phase, default: 0] > scheduler.counts[phase] else { continue }
             problems.append("\(tally[phase, default: 0]) jobs are \(phase), counted \(scheduler.counts[phase])")
         }
         let ended = JobPhase.allCases.filter(\.isTerminal).reduce(0) { $0 + tally[$1, default: 0] }
@@ -110,7 +113,10 @@ extension StepDriver {
             }
         }
         for (index, lane) in scheduler.lanes.enumerated() {
-            if lane.used > lane.width { problems.append("lane \(lane.name) has \(lane.used) slots used, width \(lane.width)") }
+            // A queue's lane declared again narrower keeps the slots already held.
+            if lane.used > lane.width, scheduler.keepFinished == nil {
+                problems.append("lane \(lane.name) has \(lane.used) slots used, width \(lane.width)")
+            }
             if lane.used != holders[index] { problems.append("lane \(lane.name) counts \(lane.used) slots used, \(holders[index]) jobs hold one") }
         }
         return problems

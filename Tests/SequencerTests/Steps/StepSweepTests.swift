@@ -68,21 +68,13 @@ import Testing
     private static func event(_ run: inout StepDriver, _ random: inout SplitMix64) -> Bool {
         run.parksAtOnce = false
         run.registersAtOnce = false
-        let active = run.workers.values.filter { $0.job != nil && !$0.blocked && $0.settling == nil }.sorted { $0.slot < $1.slot }
+        let active = run.active
         let jobs = Array(run.scheduler.jobs.numbers)
         let unfinished = jobs.filter { !run.scheduler.jobs[$0].phase.isTerminal }
         switch random.int(0...999) / 10 {
-        case 0..<30:
-            guard let worker = pick(active.filter(\.waits.isEmpty), &random), let job = worker.job else { return false }
-            let outcome: StepDriver.Outcome =
-                worker.cancelled && random.chance(percent: 70) ? .cancelled : random.chance(percent: 20) ? .failed : .succeeded
-            run.finish(name(job, run), outcome)
-        case 30..<37:
-            guard let worker = pick(run.workers.values.filter { $0.state == .parking }, &random) else { return false }
-            run.park(slot: worker.slot)
-        case 37..<40:
-            guard let worker = pick(run.workers.values.filter { !$0.registered }, &random) else { return false }
-            run.register(slot: worker.slot)
+        case 0..<30: return run.finishOne(&random)
+        case 30..<37: return run.parkOne(&random)
+        case 37..<40: return run.registerOne(&random)
         case 40..<47:
             // Half the time a child that has not started: its parent may be waiting for it.
             let pending = unfinished.filter { run.scheduler.isChild($0) && run.scheduler.jobs[$0].phase.isPending }
