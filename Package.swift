@@ -132,6 +132,7 @@ let package = Package(
         .testTarget(
             name: "SequencerQueueTests",
             dependencies: ["SequencerQueue", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,35 @@
+import Foundation
+import GRDB
+import SequencerTestSupport
+import Testing
+@testable import SequencerQueue
+
+/// Files of each released schema version open, with their jobs, in this build. Each version has
+/// a fixture: the SQL of a small queue written by that version (`Fixtures/queue-vN.sql`, with its
+/// `user_version` and `application_id`).
+@Suite struct MigrationTests {
+    static func fixture(_ name: String) throws -> String {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        return try String(contentsOf: here.appendingPathComponent("Fixtures/\(name)"), encoding: .utf8)
+    }
+
+    @Test func aVersion1QueueOpensWithItsJobs() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v1.sqlite")
+        try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: Self.fixture("queue-v1.sql")) }
+        let store = try SQLiteQueueStore(path: path)
+        #expect(try store.schemaVersion() == QueueSchema.current)
+        #expect(try await store.counts() == [.succeeded: 1, .running: 1, .waiting: 1, .available: 1])
+        let waiting = try #require(try await store.job(DurableJobID(3)))
+        #expect(waiting.state == .waiting && waiting.kind == "apply" && waiting.key == "apply-7")
+        // The running job's lease expired long ago: taken back, then its dependent runs after it.
+        #expect(try await store.reap(now: 2_000_000_000_000, poisonLimit: 3) == 1)
+        let claimed = try await store.claim(kinds: ["fetch", "apply"], limit: 5, owner: "new", now: 2_000_000_000_000, leaseUntil: 2_000_000_030_000)
+        #expect(Set(claimed.map(\.id)) == [DurableJobID(2), DurableJobID(4)])
+        let fetch = try #require(claimed.first { $0.id == DurableJobID(2) })
+        #expect(fetch.attempt == 2 && fetch.retry.maxAttempts == 5 && fetch.lane == "network")
+        _ = try await store.finish([AttemptEnd(id: fetch.id, attempt: 2, owner: "new", outcome: .succeeded(Data("{}".utf8)))], now: 2_000_000_000_001)
+        #expect(try await store.job(DurableJobID(3))?.state == .available)
+        #expect(try store.integrityProblems().isEmpty)
+    }
+}
