@@ -7,7 +7,7 @@ import Testing
 /// Files of each released schema version open, with their jobs, in this build. Each version has
 /// a fixture: the SQL of a small queue written by that version (`Fixtures/queue-vN.sql`, with its
 /// `user_version` and `application_id`).
-@Suite struct MigrationTests {
+@Suite struct QueueMigrationTests {
     static func fixture(_ name: String) throws -> String {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         return try String(contentsOf: here.appendingPathComponent("Fixtures/\(name)"), encoding: .utf8)
