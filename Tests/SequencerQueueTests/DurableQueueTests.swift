@@ -127,4 +127,34 @@ struct DurableQueueTests {
             #expect(try await queue.result(of: id, as: String.self) == "sent on attempt 3")
         }
     }
+
+    @Test func twoQueuesOnOneFileRunEachJobOnceBetweenThem() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("q.sqlite")
+        let runs = Locked<[Int: [String]]>([:])
+        func open(_ name: String) async throws -> DurableQueue {
+            let queue = try await DurableQueue(store: .sqlite(path: path), options: .init(poll: .milliseconds(20)))
+            queue.register("work") { (number: Int, _: JobContext) -> Int in
+                runs.withLock { $0[number, default: []].append(name) }
+                await Task.yield()
+                return number
+            }
+            return queue
+        }
+        let first = try await open("first")
+        let second = try await open("second")
+        var ids: [DurableJobID] = []
+        for number in 0..<200 { ids.append(try await first.enqueue("work", number, needs: number % 10 == 9 ? [ids[number - 5]] : [])) }
+        let workers = [Task { try await first.work(maxConcurrency: 2) }, Task { try await second.work(maxConcurrency: 2) }]
+        for (number, id) in ids.enumerated() {
+            #expect(try await second.result(of: id, as: Int.self) == number)
+        }
+        for worker in workers { worker.cancel() }
+        for worker in workers { try await worker.value }
+        let ran = runs.withLock { $0 }
+        #expect(ran.count == 200)
+        #expect(ran.values.allSatisfy { $0.count == 1 }, "each job ran once")
+        #expect(Set(ran.values.flatMap { $0 }) == ["first", "second"], "both processes took jobs")
+        #expect(try await first.counts() == [.succeeded: 200])
+    }
 }
