@@ -11,7 +11,8 @@ import SequencerQueue
 import SequencerTestSupport
 
 /// What a `work` job does: sleeps a random 0 to `sleep` milliseconds, so that kills land in
-/// the middle of bodies, and fails its first `failures` attempts (all of them when `doomed`).
+/// the middle of bodies (a few sleep up to 400 ms, across heartbeats), and fails its first
+/// `failures` attempts (all of them when `doomed`).
 struct Work: Codable, Sendable {
     var sleep: Int = 20
     var failures: Int = 0
@@ -71,6 +72,8 @@ enum Workload {
         var lines: [String] = []
         for index in 0..<200 {
             var work = Work()
+            // A few slow bodies hold their lease across heartbeats.
+            if random.chance(percent: 8) { work.sleep = 400 }
             work.doomed = random.chance(percent: 4)
             work.failures = random.chance(percent: 15) ? random.int(1...2) : 0
             let retry: RetryPolicy =
@@ -86,8 +89,9 @@ enum Workload {
                 lane: random.chance(percent: 10) ? narrowLane : nil, retry: retry)
             ids.append(id)
             guard expected[id] == nil else { continue }  // coalesced with a live job of its key
+            // A need that does not succeed skips the job before it could fail.
             let state =
-                work.doomed ? "failed" : needs.contains { expected[$0] != "succeeded" } ? "skipped" : "succeeded"
+                needs.contains { expected[$0] != "succeeded" } ? "skipped" : work.doomed ? "failed" : "succeeded"
             expected[id] = state
             lines.append((["job", "\(id.rawValue)", "expect", state, "needs"] + needs.map { "\($0.rawValue)" }).joined(separator: " "))
         }
