@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "startup-example", targets: ["StartupExample"]),
         .executable(name: "notification-example", targets: ["NotificationExample"]),
         .executable(name: "sync-queue-example", targets: ["SyncQueueExample"]),
+        .executable(name: "offline-commands-example", targets: ["OfflineCommandsExample"]),
         .executable(name: "queue-crash-worker", targets: ["QueueCrashWorker"]),
     ],
     dependencies: [
@@ -95,6 +96,12 @@ let package = Package(
             name: "SyncQueueExample",
             dependencies: ["Sequencer"],
             path: "Examples/SyncQueue",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "OfflineCommandsExample",
+            dependencies: ["SequencerQueue", "Sequencer"],
+            path: "Examples/OfflineCommands",
             swiftSettings: strict
         ),
         .executableTarget(
