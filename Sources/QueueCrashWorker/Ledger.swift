@@ -14,7 +14,7 @@ import Darwin
 /// ```
 /// ready PID TIME
 /// start JOB ATTEMPT PID TIME
-/// end JOB ATTEMPT PID ok|failed TIME
+/// end JOB ATTEMPT PID ok|failed|cancelled TIME
 /// kill PID TIME              (written by the driver, once the process it killed is gone)
 /// ```
 ///

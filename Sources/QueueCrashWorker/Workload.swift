@@ -36,7 +36,13 @@ enum Workload {
         queue.register("work") { (work: Work, context: JobContext) async throws -> Int in
             let (job, attempt) = try attempt(of: context)
             ledger.append("start", job, attempt, pid)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...max(0, work.sleep))))
+            do {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...max(0, work.sleep))))
+            } catch {
+                // Cancelled by its worker (its lease was lost): the body ends here.
+                ledger.append("end", job, attempt, pid, "cancelled")
+                throw error
+            }
             guard !work.doomed, (Int(attempt) ?? 0) > work.failures else {
                 ledger.append("end", job, attempt, pid, "failed")
                 throw PlannedFailure(description: "attempt \(attempt) of job \(job) fails, as planned")

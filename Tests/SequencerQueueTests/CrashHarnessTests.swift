@@ -42,7 +42,8 @@ struct CrashHarnessTests {
         try await driver.check("the end")
         let jobs = try await driver.store.counts().values.reduce(0, +)
         print(
-            "crash harness (seed \(seed)): \(driver.kills) kills (\(driver.killsAfterEnd) right after a body's end), "
+            "crash harness (seed \(seed)): \(driver.kills) kills (\(driver.ledger.endsMidBody()) mid-body, "
+                + "\(driver.killsAfterEnd) right after a body's end, \(driver.killsBeforeCommit) of them before its commit), "
                 + "\(driver.starts) worker starts, \(driver.rounds) seeded rounds, \(jobs) jobs, "
                 + "\(driver.ledger.events.count) ledger events, \(began.duration(to: .now))")
         #expect(driver.kills >= points)
@@ -83,6 +84,8 @@ final class CrashDriver {
     private(set) var planned: [Int64: CrashLedger.Planned] = [:]
     private(set) var kills = 0
     private(set) var killsAfterEnd = 0
+    /// Of those, the kills that came before the end was committed.
+    private(set) var killsBeforeCommit = 0
     private(set) var starts = 0
     private(set) var rounds = 0
     /// Workers that ended by themselves (the poison body).
@@ -176,13 +179,19 @@ final class CrashDriver {
         try await until(seconds: 20, "worker \(victim) to be ready") { $0.ready.contains(Int(victim)) }
         if afterEnd {
             // A victim with nothing to run is killed after a second anyway.
-            try? await until(seconds: 1, nil) { $0.ended(Int(victim), after: mark) }
-            if ledger.ended(Int(victim), after: mark) { killsAfterEnd += 1 }
+            try? await until(seconds: 1, nil) { $0.firstEnd(of: Int(victim), after: mark) != nil }
         } else {
             try await Task.sleep(for: delay)
         }
         try await terminate(victim)
         kills += 1
+        if afterEnd, let (job, attempt) = ledger.firstEnd(of: Int(victim), after: mark) {
+            killsAfterEnd += 1
+            // The kill came before the end was committed: the job still runs that attempt.
+            if let stored = try await store.job(DurableJobID(job)), stored.state == .running, stored.attempts == attempt {
+                killsBeforeCommit += 1
+            }
+        }
     }
 
     /// Kills a worker and waits until it is gone; then writes `kill PID` in the ledger.

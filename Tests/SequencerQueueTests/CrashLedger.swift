@@ -67,9 +67,12 @@ struct CrashLedger {
         }
     }
 
-    /// Whether one of `pid`'s bodies ended after event number `after`.
-    func ended(_ pid: Int, after: Int) -> Bool {
-        events[min(after, events.count)...].contains { if case .end(_, _, pid, _) = $0 { true } else { false } }
+    /// The first body of `pid`'s that ended after event number `after`: its job and attempt.
+    func firstEnd(of pid: Int, after: Int) -> (job: Int64, attempt: Int)? {
+        for event in events[min(after, events.count)...] {
+            if case .end(let job, let attempt, pid, _) = event { return (job, attempt) }
+        }
+        return nil
     }
 
     // MARK: - Checks
@@ -156,6 +159,11 @@ struct CrashLedger {
             }
         }
         return runs
+    }
+
+    /// How many processes ended while one of their bodies ran.
+    func endsMidBody() -> Int {
+        Set(runs().filter { !$0.finished && $0.end != Int.max }.map(\.end)).count
     }
 
     /// A job's attempts in the ledger against the store: no attempt ran twice, none ran after
