@@ -127,7 +127,8 @@ func runOnline(in directory: String) async throws -> Bool {
     return true
 }
 
-/// Runs this program with `arguments`, its output passed through.
+/// Runs this program with `arguments`, its output in the returned pipe. A launch that still
+/// runs after a minute is stuck: it is killed, and this program fails.
 func launch(_ arguments: [String]) throws -> (Process, Pipe) {
     let process = Process()
     process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
@@ -135,6 +136,13 @@ func launch(_ arguments: [String]) throws -> (Process, Pipe) {
     let output = Pipe()
     process.standardOutput = output
     try process.run()
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+        if process.isRunning {
+            print("launch '\(arguments[0])' still runs after 60 s: killed")
+            kill(pid, SIGKILL)
+        }
+    }
     return (process, output)
 }
 
