@@ -215,7 +215,8 @@ final class CrashDriver {
 
     /// Every check, on a snapshot of the whole store taken when no job is live, and the ledger
     /// read after it. Records an issue per problem (the first 20).
-    func check(_ when: String) async throws {
+    /// `final`: the workers are gone, and a live job is a problem.
+    func check(_ when: String, final: Bool = false) async throws {
         var jobs: [DurableJob] = []
         while true {
             let page = try await store.jobs(in: DurableJobState.allCases, after: jobs.last?.id, limit: 1000)
@@ -223,10 +224,14 @@ final class CrashDriver {
             if page.count < 1000 { break }
         }
         // A worker started meanwhile enqueued a hot job: check at the next quiet moment.
-        guard !jobs.contains(where: { $0.state.isLive }) || when == "the end" || when == "poison" else { return }
+        guard final || !jobs.contains(where: { $0.state.isLive }) else { return }
         try ledger.read()
         expectIntact()
         problems += ledger.problems(jobs: jobs, planned: planned)
+        // A worker's error, or a race that ThreadSanitizer saw in one (under `--sanitize=thread`).
+        let log = directory.read("workers.log") ?? ""
+        problems += log.split(separator: "\n").filter { $0.hasPrefix("queue-crash-worker:") || $0.contains("ThreadSanitizer") }
+            .prefix(5).map { "workers.log: \($0)" }
         for problem in problems.prefix(20) {
             Issue.record("\(when), after \(kills) kills: \(problem) (files: \(directory.path))")
         }

@@ -32,7 +32,7 @@ struct CrashHarnessTests {
             try await driver.killOne()
         }
         try await driver.drain()
-        try await driver.check("the end")
+        try await driver.check("the end", final: true)
         let jobs = try await driver.store.counts().values.reduce(0, +)
         print(
             "crash harness (seed \(seed)): \(driver.kills) kills (\(driver.ledger.endsMidBody()) mid-body, "
@@ -56,7 +56,7 @@ struct CrashHarnessTests {
             try await Task.sleep(for: .milliseconds(5))
         }
         try await driver.stopAll()
-        try await driver.check("poison")
+        try await driver.check("poison", final: true)
         let failed = try #require(await driver.store.job(DurableJobID(poison)))
         #expect(failed.kind == "poison" && failed.crashes == 3)
         // Each crash was a start of its body; none after the third.
