@@ -21,6 +21,10 @@ final class CrashDriver {
     private(set) var planned: [Int64: CrashLedger.Planned] = [:]
     private(set) var kills = 0
     private(set) var killsAfterEnd = 0
+    /// Kills while another worker worked the same file.
+    private(set) var killsBesideAnother = 0
+    /// Kills as soon as a worker just started was ready, in its first claims.
+    private(set) var killsAtReady = 0
     /// Of those, the kills that came before the end was committed.
     private(set) var killsBeforeCommit = 0
     private(set) var starts = 0
@@ -108,17 +112,24 @@ final class CrashDriver {
         }
     }
 
-    /// Kills one worker: at a random moment 0 to 150 ms after it is ready, or (one time in
-    /// three) right after one of its bodies writes its end, while its worker records it.
+    /// Kills one worker: at a random moment 0 to 150 ms after it is ready; or (one time in six)
+    /// as soon as it is ready (a worker just started: while it makes its first claims); or (one
+    /// time in three) right after one of its bodies writes its end, while its worker records it.
     func killOne() async throws {
         guard let victim = workers.isEmpty ? nil : random.pick(workers) else { return }
+        if workers.count > 1 { killsBesideAnother += 1 }
+        try ledger.read()
         let mark = ledger.events.count
-        let afterEnd = random.chance(percent: 33)
+        let started = !ledger.ready.contains(Int(victim))  // in this round of kills
+        let moment = random.int(0...5)
         let delay = Duration.milliseconds(random.int(0...150))
         try await until(seconds: 20, "worker \(victim) to be ready") { $0.ready.contains(Int(victim)) }
+        let afterEnd = moment >= 4
         if afterEnd {
             // A victim with nothing to run is killed after a second anyway.
             try? await until(seconds: 1, nil) { $0.firstEnd(of: Int(victim), after: mark) != nil }
+        } else if moment == 3 {
+            if started { killsAtReady += 1 }
         } else {
             try await Task.sleep(for: delay)
         }

@@ -35,7 +35,9 @@ struct CrashHarnessTests {
         try await driver.check("the end", final: true)
         let jobs = try await driver.store.counts().values.reduce(0, +)
         print(
-            "crash harness (seed \(seed)): \(driver.kills) kills (\(driver.ledger.endsMidBody()) mid-body, "
+            "crash harness (seed \(seed)): \(driver.kills) kills (\(driver.killsBesideAnother) beside another worker, "
+                + "\(driver.killsAtReady) as soon as ready, "
+                + "\(driver.ledger.endsMidBody()) mid-body, "
                 + "\(driver.killsAfterEnd) right after a body's end, \(driver.killsBeforeCommit) of them before its commit), "
                 + "\(driver.starts) worker starts, \(driver.rounds) seeded rounds, \(jobs) jobs, "
                 + "\(driver.ledger.events.count) ledger events, \(began.duration(to: .now))")
