@@ -23,6 +23,8 @@ let package = Package(
         .executable(name: "startup-example", targets: ["StartupExample"]),
         .executable(name: "notification-example", targets: ["NotificationExample"]),
         .executable(name: "sync-queue-example", targets: ["SyncQueueExample"]),
+        .executable(name: "offline-commands-example", targets: ["OfflineCommandsExample"]),
+        .executable(name: "queue-crash-worker", targets: ["QueueCrashWorker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -94,6 +96,17 @@ let package = Package(
             name: "SyncQueueExample",
             dependencies: ["Sequencer"],
             path: "Examples/SyncQueue",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "OfflineCommandsExample",
+            dependencies: ["SequencerQueue", "Sequencer"],
+            path: "Examples/OfflineCommands",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "QueueCrashWorker",
+            dependencies: ["SequencerQueue", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
