@@ -58,12 +58,10 @@ enum Workload {
         }
     }
 
-    /// The durable job's number and attempt, from the name its worker gives the body's local
-    /// job ("12#3"): the public API gives a body neither.
+    /// The durable job's number and attempt.
     static func attempt(of context: JobContext) throws -> (job: String, attempt: String) {
-        let parts = context.id.rawValue.split(separator: "#")
-        guard parts.count == 2 else { throw PlannedFailure(description: "unexpected local job name \(context.id)") }
-        return (String(parts[0]), String(parts[1]))
+        guard let (id, attempt) = context.durableJob else { throw PlannedFailure(description: "\(context.id) is not a durable job") }
+        return (String(id.rawValue), String(attempt))
     }
 
     /// Enqueues round `round` of the workload: 200 `work` jobs, some needing earlier ones, some

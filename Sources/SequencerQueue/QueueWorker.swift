@@ -128,7 +128,7 @@ final class QueueWorker: Sendable {
     private func start(_ claimed: [ClaimedJob]) {
         let kinds = queue.kinds.withLock { $0 }
         for job in claimed {
-            let id = JobID("\(job.id.rawValue)#\(job.attempt)")
+            let id = Self.localName(of: job)
             state.withLock { state in
                 state.running[job.id] = Running(job: job, local: id)
                 state.byLocal[id] = job.id

@@ -110,7 +110,9 @@ struct DurableQueueTests {
         let queue = try await DurableQueue(store: .sqlite(path: directory.file("q.sqlite")), options: .init(clock: clock))
         struct Offline: Error {}
         let attempts = Locked(0)
-        queue.register("send") { (_: Int, _: JobContext) -> String in
+        let seen = Locked<[Int]>([])
+        queue.register("send") { (_: Int, context: JobContext) -> String in
+            seen.withLock { $0.append(context.durableJob?.attempt ?? 0) }
             let attempt = attempts.withLock { $0 += 1; return $0 }
             if attempt < 3 { throw Offline() }
             return "sent on attempt \(attempt)"
@@ -126,6 +128,7 @@ struct DurableQueueTests {
             }
             #expect(try await queue.result(of: id, as: String.self) == "sent on attempt 3")
         }
+        #expect(seen.withLock { $0 } == [1, 2, 3], "the body sees its durable attempt")
     }
 
     @Test func twoQueuesOnOneFileRunEachJobOnceBetweenThem() async throws {
