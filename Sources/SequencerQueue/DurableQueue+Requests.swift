@@ -9,14 +9,9 @@ extension DurableQueue {
     /// let ids = try await queue.enqueue(try photos.map { try DurableQueue.Request("upload", Upload(photo: $0)) })
     /// ```
     public struct Request: Sendable {
-        let kind: String
-        let input: Data
-        let key: String?
-        let needs: [DurableJobID]
-        let priority: Priority
-        let lane: String?
-        let timeout: Duration?
-        let retry: RetryPolicy
+        /// The job, its run time still to set.
+        let job: NewDurableJob
+        /// Not before this time; nil: when it is enqueued.
         let runAt: Date?
 
         /// A job of `kind`, with the same arguments as the one-job `enqueue`.
@@ -25,14 +20,9 @@ extension DurableQueue {
             _ kind: String, _ input: Input, key: String? = nil, needs: [DurableJobID] = [], priority: Priority = .utility,
             lane: String? = nil, timeout: Duration? = nil, retry: RetryPolicy = .none, runAt: Date? = nil
         ) throws {
-            self.kind = kind
-            self.input = try JSONEncoder().encode(Wrapped(input))
-            self.key = key
-            self.needs = needs
-            self.priority = priority
-            self.lane = lane
-            self.timeout = timeout
-            self.retry = retry
+            job = NewDurableJob(
+                kind: kind, input: try JSONEncoder().encode(Wrapped(input)), key: key, needs: needs, priority: priority,
+                lane: lane, timeout: timeout, retry: StoredRetry(retry), runAt: 0)
             self.runAt = runAt
         }
     }
@@ -50,10 +40,9 @@ extension DurableQueue {
         guard !requests.isEmpty else { return [] }
         let now = clock.now()
         let jobs = requests.map { request in
-            NewDurableJob(
-                kind: request.kind, input: request.input, key: request.key, needs: request.needs, priority: request.priority,
-                lane: request.lane, timeout: request.timeout, retry: StoredRetry(request.retry),
-                runAt: request.runAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? now)
+            var job = request.job
+            job.runAt = request.runAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? now
+            return job
         }
         let ids = try await store.enqueue(jobs, now: now)
         doorbell.ring()
