@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
         .executableTarget(
             name: "sequencer-bench",
-            dependencies: ["Sequencer", "SequencerJournal"],
+            dependencies: ["Sequencer", "SequencerJournal", "SequencerQueue"],
             swiftSettings: strict
         ),
         .executableTarget(

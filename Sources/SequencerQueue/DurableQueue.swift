@@ -128,14 +128,9 @@ public final class DurableQueue: Sendable {
         _ kind: String, _ input: Input, key: String? = nil, needs: [DurableJobID] = [], priority: Priority = .utility,
         lane: String? = nil, timeout: Duration? = nil, retry: RetryPolicy = .none, runAt: Date? = nil
     ) async throws -> DurableJobID {
-        let now = clock.now()
-        let job = NewDurableJob(
-            kind: kind, input: try JSONEncoder().encode(Wrapped(input)), key: key, needs: needs, priority: priority,
-            lane: lane, timeout: timeout, retry: StoredRetry(retry),
-            runAt: runAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? now)
-        let ids = try await store.enqueue([job], now: now)
-        doorbell.ring()
-        guard let id = ids.first else {
+        let request = try Request(
+            kind, input, key: key, needs: needs, priority: priority, lane: lane, timeout: timeout, retry: retry, runAt: runAt)
+        guard let id = try await enqueue([request]).first else {
             throw QueueError(code: .database, location: "\(store)", message: "the store returned no ID for a job of kind '\(kind)'")
         }
         return id

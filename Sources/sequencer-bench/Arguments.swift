@@ -12,6 +12,7 @@ import Musl
 /// sequencer-bench [--sizes 10000,100000] [--quick] [--repeat R] [--rounds K] [--json] [--check]
 /// sequencer-bench --one WORKLOAD IMPLEMENTATION N [--repeat R]     (internal: one child)
 /// sequencer-bench --queue N [--batch B]                              (a long-lived queue)
+/// sequencer-bench --durable [--jobs N]                                 (a durable queue)
 /// ```
 struct BenchArguments {
     /// The job counts to measure, ascending.
@@ -30,6 +31,10 @@ struct BenchArguments {
     var queueJobs: Int?
     /// The batch size of `--queue`.
     var batch = 10_000
+    /// `--durable`: measure a `DurableQueue` on SQLite (``DurableBench``).
+    var durable = false
+    /// The job count of `--durable`; nil is 100,000.
+    var jobs: Int?
 
     static let usage = """
         usage: sequencer-bench [--sizes N,N,...] [--quick] [--repeat R] [--rounds K] [--json] [--check]
@@ -41,6 +46,9 @@ struct BenchArguments {
           --check        CI: every workload at 10000, once; exit 0 when all ran
           --queue N      N no-op jobs fed to one JobQueue in batches (--batch B, default 10000);
                          prints the time per job and the memory as the jobs go by
+          --durable      a DurableQueue on a temporary SQLite file (NORMAL and FULL): flat and dag
+                         enqueue and drain rates, enqueue latency, against the in-process JobQueue
+          --jobs N       the job count of --durable (default 100000)
         """
 
     /// An argument the bench does not understand.
@@ -78,6 +86,10 @@ struct BenchArguments {
                 result.queueJobs = try count(try value(for: argument))
             case "--batch":
                 result.batch = try count(try value(for: argument))
+            case "--durable":
+                result.durable = true
+            case "--jobs":
+                result.jobs = try count(try value(for: argument))
             case "--json":
                 result.json = true
             case "--check":

@@ -5,6 +5,7 @@
 //     swift run -c release sequencer-bench --json     # one JSON object on stdout
 //     swift run -c release sequencer-bench --check    # everything at 10k, once (CI)
 //     swift run -c release sequencer-bench --queue 10000000   # a queue's memory over 10M jobs
+//     swift run -c release sequencer-bench --durable          # a DurableQueue on SQLite, 100k jobs
 //
 // Every measurement runs in a fresh child process (this executable, re-run with `--one`),
 // so each peak RSS belongs to one measurement alone.
@@ -25,7 +26,9 @@ do {
     exit(2)
 }
 
-if let jobs = arguments.queueJobs {
+if arguments.durable {
+    exit(await DurableBench.run(jobs: arguments.jobs ?? 100_000))
+} else if let jobs = arguments.queueJobs {
     exit(await QueueSoak.run(jobs: jobs, batch: arguments.batch))
 } else if let single = arguments.single {
     exit(await Measurement.runInThisProcess(single))

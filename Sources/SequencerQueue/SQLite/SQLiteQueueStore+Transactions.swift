@@ -24,18 +24,18 @@ extension SQLiteQueueStore {
             guard !key.isEmpty else {
                 throw QueueError(code: .invalidOption, location: path, message: "a job of kind '\(job.kind)' has an empty key")
             }
-            if let live = try Int64.fetchOne(db, sql: "SELECT id FROM jobs WHERE key = ? AND state <= 2", arguments: [key]) {
+            if let live = try Int64.fetchOne(cached: db, sql: "SELECT id FROM jobs WHERE key = ? AND state <= 2", arguments: [key]) {
                 return DurableJobID(live)
             }
         }
-        if let lane = job.lane, try Int.fetchOne(db, sql: "SELECT width FROM lanes WHERE name = ?", arguments: [lane]) == nil {
+        if let lane = job.lane, try Int.fetchOne(cached: db, sql: "SELECT width FROM lanes WHERE name = ?", arguments: [lane]) == nil {
             throw QueueError(code: .unknownLane, location: path, message: "a job of kind '\(job.kind)' uses lane '\(lane)', which no one declared with lane(_:width:)")
         }
         var remaining = 0
         var live: [Int64] = []
         var cause: Int64?
         for need in Set(job.needs) {
-            guard let raw = try Int.fetchOne(db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [need.rawValue]),
+            guard let raw = try Int.fetchOne(cached: db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [need.rawValue]),
                 let state = DurableJobState(rawValue: raw)
             else {
                 throw QueueError(code: .unknownNeed, location: path, message: "a job of kind '\(job.kind)' needs job \(need), which the queue does not have (never enqueued, or pruned after it ended)")
@@ -50,7 +50,7 @@ extension SQLiteQueueStore {
             }
         }
         let state: DurableJobState = cause != nil ? .skipped : remaining > 0 ? .waiting : .available
-        try db.execute(
+        try db.executeCached(
             sql: """
                 INSERT INTO jobs (kind, input, state, priority, lane, key, remaining, run_at, retry, timeout_ms, enqueued_at,
                                   cause, error_code, error, ended_at)
@@ -64,7 +64,7 @@ extension SQLiteQueueStore {
             ])
         let id = db.lastInsertedRowID
         for need in live {
-            try db.execute(sql: "INSERT INTO needs (need, job) VALUES (?, ?)", arguments: [need, id])
+            try db.executeCached(sql: "INSERT INTO needs (need, job) VALUES (?, ?)", arguments: [need, id])
         }
         return DurableJobID(id)
     }
@@ -73,7 +73,7 @@ extension SQLiteQueueStore {
     static func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ db: Database) throws -> [ClaimedJob] {
         var room: [String: Int] = [:]
         for row in try Row.fetchAll(
-            db, sql: "SELECT name, width - (SELECT count(*) FROM jobs WHERE state = 2 AND lane = lanes.name) FROM lanes")
+            cached: db, sql: "SELECT name, width - (SELECT count(*) FROM jobs WHERE state = 2 AND lane = lanes.name) FROM lanes")
         {
             room[row[0]] = row[1]
         }
@@ -94,7 +94,7 @@ extension SQLiteQueueStore {
             }
             sql += " ORDER BY priority DESC, id LIMIT ?"
             arguments += [page]
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            let rows = try Row.fetchAll(cached: db, sql: sql, arguments: arguments)
             for row in rows where claimed.count < limit {
                 let lane: String? = row[5]
                 if let lane {
@@ -103,7 +103,7 @@ extension SQLiteQueueStore {
                 }
                 let id: Int64 = row[0]
                 let attempt = (row[3] as Int) + 1
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE jobs SET state = 2, attempt = ?, owner = ?, lease_until = ?, started_at = ? WHERE id = ?",
                     arguments: [attempt, owner, leaseUntil, now, id])
                 claimed.append(ClaimedJob(
@@ -122,36 +122,36 @@ extension SQLiteQueueStore {
         let fence: StatementArguments = [end.id.rawValue, end.attempt, end.owner]
         switch end.outcome {
         case .succeeded(let output):
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE jobs SET state = 3, output = ?, ended_at = ?, owner = NULL, lease_until = NULL, error_code = NULL, error = NULL \(holder)",
                 arguments: [output, now] + fence)
             guard db.changesCount == 1 else { return false }
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     UPDATE jobs SET remaining = remaining - 1, state = CASE WHEN remaining = 1 THEN 1 ELSE 0 END
                     WHERE state = 0 AND id IN (SELECT job FROM needs WHERE need = ?)
                     """,
                 arguments: [end.id.rawValue])
-            try db.execute(sql: "DELETE FROM needs WHERE need = ?", arguments: [end.id.rawValue])
+            try db.executeCached(sql: "DELETE FROM needs WHERE need = ?", arguments: [end.id.rawValue])
         case .failed(let code, let message, let retryAt?):
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE jobs SET state = 1, run_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
                 arguments: [retryAt, code, message] + fence)
             return db.changesCount == 1
         case .failed(let code, let message, nil):
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE jobs SET state = 4, ended_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
                 arguments: [now, code, message] + fence)
             guard db.changesCount == 1 else { return false }
             try skipDependents(of: end.id.rawValue, now: now, db)
         case .cancelled:
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE jobs SET state = 5, ended_at = ?, owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' \(holder)",
                 arguments: [now] + fence)
             guard db.changesCount == 1 else { return false }
             try skipDependents(of: end.id.rawValue, now: now, db)
         case .released:
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE jobs SET state = 1, attempt = attempt - 1, run_at = ?, owner = NULL, lease_until = NULL \(holder)",
                 arguments: [now] + fence)
             return db.changesCount == 1
@@ -163,11 +163,10 @@ extension SQLiteQueueStore {
     static func skipDependents(of job: Int64, now: Int64, _ db: Database) throws {
         var frontier = [job]
         while let need = frontier.popLast() {
-            let dependents = try Int64.fetchAll(
-                db, sql: "SELECT job FROM needs WHERE need = ?", arguments: [need])
-            try db.execute(sql: "DELETE FROM needs WHERE need = ?", arguments: [need])
+            let dependents = try Int64.fetchAll(cached: db, sql: "SELECT job FROM needs WHERE need = ?", arguments: [need])
+            try db.executeCached(sql: "DELETE FROM needs WHERE need = ?", arguments: [need])
             for dependent in dependents {
-                try db.execute(
+                try db.executeCached(
                     sql: """
                         UPDATE jobs SET state = 6, ended_at = ?, cause = ?, error_code = 'needFailed',
                         error = ? WHERE id = ? AND state <= 1
@@ -192,5 +191,33 @@ enum RetryColumn {
             let maximum = Int64(parts[3]), let jitter = Double(parts[4])
         else { return .none }
         return StoredRetry(maxAttempts: attempts, initialMilliseconds: initial, multiplier: multiplier, maximumMilliseconds: maximum, jitter: jitter)
+    }
+}
+
+extension Database {
+    /// Runs one statement, compiled once per connection and kept in GRDB's statement cache: the
+    /// queue runs the same few statements for every job, and compiling one (parsing, GRDB's
+    /// authorizer) cost more than running it.
+    func executeCached(sql: String, arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+}
+
+extension Row {
+    /// The rows of a statement kept in the statement cache (see `Database.executeCached`).
+    static func fetchAll(cached db: Database, sql: String, arguments: StatementArguments = []) throws -> [Row] {
+        try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+}
+
+extension DatabaseValueConvertible where Self: StatementColumnConvertible {
+    /// A value of a statement kept in the statement cache (see `Database.executeCached`).
+    static func fetchOne(cached db: Database, sql: String, arguments: StatementArguments = []) throws -> Self? {
+        try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    /// The values of a statement kept in the statement cache (see `Database.executeCached`).
+    static func fetchAll(cached db: Database, sql: String, arguments: StatementArguments = []) throws -> [Self] {
+        try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 }
