@@ -29,12 +29,6 @@ final class QueueWorker: Sendable {
         var stopping = false
     }
 
-    /// How many claimed jobs may wait here for a free slot, beyond the `maxConcurrency` that
-    /// run: a turn claims up to this many at once and then records about as many ends, so that
-    /// short jobs share their transactions (with 2 per slot, 20,000 no-op jobs drained at
-    /// 1.7k jobs/s; see `sequencer-bench --durable`). Waiting jobs hold leases, renewed by
-    /// heartbeats, so no other process takes them meanwhile.
-    static let claimAhead = 64
 
     let queue: DurableQueue
     /// This worker's name in leases: host, process and a random part, new for each `work`.
@@ -49,7 +43,7 @@ final class QueueWorker: Sendable {
         let host = ProcessInfo.processInfo.hostName
         owner = "\(host):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
         // Claimed jobs wait in the local queue while it is full: one turn claims for the next.
-        capacity = max(1, maxConcurrency) + Self.claimAhead
+        capacity = max(1, maxConcurrency) + max(0, queue.options.claimAhead)
         let (events, continuation) = AsyncStream<RunEvent>.makeStream()
         self.events = events
         local = JobQueue(RunOptions(maxConcurrency: max(1, maxConcurrency), clock: queue.options.clock, events: continuation), keepFinished: 0)

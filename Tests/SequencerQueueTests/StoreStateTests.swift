@@ -96,6 +96,28 @@ import Testing
         await #expect(throws: QueueError.self) { try await steps.store.setLane("net", width: 0) }
     }
 
+    @Test func aJobWaitingForItsRetryKeepsItsLaneSlotSoAWidthOneLaneKeepsOrder() async throws {
+        let steps = try StoreSteps()
+        try await steps.store.setLane("serial", width: 1)
+        let retry = StoredRetry(maxAttempts: 3, initialMilliseconds: 1_000, multiplier: 1, maximumMilliseconds: 1_000, jitter: 0)
+        let a = try await steps.enqueue(StoreSteps.job(lane: "serial", retry: retry))
+        let b = try await steps.enqueue(StoreSteps.job(lane: "serial"))
+        let first = try await steps.claim(at: 0)
+        #expect(first.map(\.id) == [a])
+        #expect(try await steps.fail(first[0], retryAt: 1_000, at: 10))
+        #expect(try await steps.claim(at: 500).isEmpty, "b waits behind a's retry")
+        let second = try await steps.claim(at: 1_000)
+        #expect(second.map(\.id) == [a] && second[0].attempt == 2, "a takes its own slot back")
+        #expect(try await steps.succeed(second[0], at: 1_100))
+        #expect(try await steps.claim(at: 1_100).map(\.id) == [b])
+        // A job taken back from a dead worker keeps its place too.
+        let c = try await steps.enqueue(StoreSteps.job(lane: "serial"))
+        #expect(try await steps.claim("w2", at: 1_200).isEmpty, "b runs")
+        #expect(try await steps.store.reap(now: 40_000, poisonLimit: 3) == 1)
+        #expect(try await steps.claim("w3", at: 40_000).map(\.id) == [b], "b again, before c")
+        _ = c
+    }
+
     @Test func higherPriorityFirstThenOldestAndOnlyKnownKinds() async throws {
         let steps = try StoreSteps()
         let low = try await steps.enqueue(StoreSteps.job(priority: .background))

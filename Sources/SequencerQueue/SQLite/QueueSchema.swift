@@ -20,7 +20,7 @@ enum QueueSchema {
             // 3 succeeded and above ended. AUTOINCREMENT: an ID is never given twice, even after
             // the job was pruned. The partial indexes cover only the rows each query reads:
             // available jobs by priority for claims, running ones by lease for the reaper and by
-            // owner for heartbeats, live keys (unique: two live jobs never share one), ended
+            // owner for heartbeats, live jobs by lane (a lane's slots), live keys (unique: two live jobs never share one), ended
             // jobs by time for pruning.
             try db.execute(sql: """
                 CREATE TABLE jobs (
@@ -52,6 +52,7 @@ enum QueueSchema {
                 CREATE INDEX jobs_run_at ON jobs(run_at) WHERE state = 1;
                 CREATE INDEX jobs_lease ON jobs(lease_until) WHERE state = 2;
                 CREATE INDEX jobs_owner ON jobs(owner) WHERE state = 2;
+                CREATE INDEX jobs_lane ON jobs(lane, state) WHERE lane IS NOT NULL AND state <= 2;
                 CREATE UNIQUE INDEX jobs_live_key ON jobs(key) WHERE key IS NOT NULL AND state <= 2;
                 CREATE INDEX jobs_ended ON jobs(ended_at) WHERE state >= 3;
                 CREATE TABLE needs (

@@ -70,11 +70,16 @@ extension SQLiteQueueStore {
     }
 
     /// Claims up to `limit` jobs within their lanes' room.
+    ///
+    /// A lane's slots are held by its running jobs and by its jobs waiting to be tried again
+    /// (available after an attempt: a retry, or a job taken back from a worker that died), as a
+    /// retrying job keeps its lane slot in memory: so a lane of width 1 runs its jobs one after
+    /// the other, in order, retries included. Such a job takes its own slot back when it is
+    /// claimed.
     static func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ db: Database) throws -> [ClaimedJob] {
         var room: [String: Int] = [:]
-        for row in try Row.fetchAll(
-            cached: db, sql: "SELECT name, width - (SELECT count(*) FROM jobs WHERE state = 2 AND lane = lanes.name) FROM lanes")
-        {
+        let held = "SELECT count(*) FROM jobs WHERE lane = lanes.name AND (state = 2 OR (state = 1 AND attempt > 0))"
+        for row in try Row.fetchAll(cached: db, sql: "SELECT name, width - (\(held)) FROM lanes") {
             room[row[0]] = row[1]
         }
         var claimed: [ClaimedJob] = []
@@ -97,7 +102,8 @@ extension SQLiteQueueStore {
             let rows = try Row.fetchAll(cached: db, sql: sql, arguments: arguments)
             for row in rows where claimed.count < limit {
                 let lane: String? = row[5]
-                if let lane {
+                // A job after an attempt holds its slot already.
+                if let lane, (row[3] as Int) == 0 {
                     guard let left = room[lane], left > 0 else { continue }
                     room[lane] = left - 1
                 }

@@ -1,6 +1,6 @@
 -- A queue written by schema version 1 (Sequencer's SQLiteQueueStore): two fetches (one succeeded, one
 -- running under an old lease, in lane 'network'), an apply that needs the running fetch, and an
--- apply with no needs. Opened by MigrationTests.
+-- apply with no needs. Opened by QueueMigrationTests.
 PRAGMA application_id = 1397051729;
 PRAGMA user_version = 1;
 PRAGMA foreign_keys=OFF;
@@ -53,6 +53,7 @@ CREATE INDEX jobs_available ON jobs(priority DESC, id) WHERE state = 1;
 CREATE INDEX jobs_run_at ON jobs(run_at) WHERE state = 1;
 CREATE INDEX jobs_lease ON jobs(lease_until) WHERE state = 2;
 CREATE INDEX jobs_owner ON jobs(owner) WHERE state = 2;
+CREATE INDEX jobs_lane ON jobs(lane, state) WHERE lane IS NOT NULL AND state <= 2;
 CREATE UNIQUE INDEX jobs_live_key ON jobs(key) WHERE key IS NOT NULL AND state <= 2;
 CREATE INDEX jobs_ended ON jobs(ended_at) WHERE state >= 3;
 COMMIT;
