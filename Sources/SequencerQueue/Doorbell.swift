@@ -31,13 +31,19 @@ final class Doorbell: Sendable {
     /// Waits until the bell rings after `version` was read, or `limit` passes, or the task is
     /// cancelled.
     func wait(after version: UInt64, upTo limit: Duration, clock: QueueClock) async throws {
+        try await wait(after: version, until: clock.now() + QueueClock.milliseconds(limit), clock: clock)
+    }
+
+    /// Waits until the bell rings after `version` was read, or the clock reaches `deadline`
+    /// (milliseconds since 1970; at once if it has), or the task is cancelled.
+    func wait(after version: UInt64, until deadline: Int64, clock: QueueClock) async throws {
         let number = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             state.live.insert(state.nextWaiter)
             return state.nextWaiter
         }
         let timer = Task { [weak self] in
-            try? await clock.sleep(for: limit)
+            try? await clock.sleep(until: deadline)
             self?.resume(number)
         }
         defer {

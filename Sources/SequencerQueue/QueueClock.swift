@@ -12,13 +12,17 @@ struct QueueClock: Sendable {
         origin = Int64((Date().timeIntervalSince1970 * 1000).rounded())
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
-        sleeper = { try await clock.sleep(for: $0) }
+        sleeper = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
     }
 
     /// Now, in milliseconds since 1970.
     func now() -> Int64 { origin + Self.milliseconds(elapsed()) }
 
-    func sleep(for duration: Duration) async throws { try await sleeper(duration) }
+    /// Sleeps until `time` (milliseconds since 1970): at once when it has passed, however long
+    /// the caller took to get here.
+    func sleep(until time: Int64) async throws { try await sleeper(.milliseconds(time - origin)) }
+
+    func sleep(for duration: Duration) async throws { try await sleep(until: now() + Self.milliseconds(duration)) }
 
     /// A duration in whole milliseconds, rounded up so that a wait is never cut short.
     static func milliseconds(_ duration: Duration) -> Int64 {

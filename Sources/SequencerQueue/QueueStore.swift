@@ -33,6 +33,12 @@ public protocol QueueStore: Sendable {
     /// the job).
     func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool]
 
+    /// A worker's turn: records the ends of attempts (as ``finish(_:now:)``), then claims (as
+    /// ``claim(kinds:limit:owner:now:leaseUntil:)``), in one transaction.
+    func finishAndClaim(
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob])
+
     /// Renews the leases of `owner`'s running jobs until `leaseUntil`. Returns which of `jobs`
     /// (what the owner believes it runs) it should stop: cancelled since, or no longer its own.
     func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID]
@@ -226,5 +232,16 @@ public struct DurableJob: Sendable, Hashable {
         self.endedAt = endedAt
         self.owner = owner
         self.output = output
+    }
+}
+
+extension QueueStore {
+    /// The ends, then the claim, in two transactions: for a store that cannot do both in one.
+    public func finishAndClaim(
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
+        let recorded = try await finish(ends, now: now)
+        let claimed = try await claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil)
+        return (recorded, claimed)
     }
 }

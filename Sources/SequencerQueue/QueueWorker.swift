@@ -5,9 +5,9 @@ import Sequencer
 /// in-process ``JobQueue`` (so timeouts, cancellation and priorities behave as in memory),
 /// records their ends in batches, and renews its leases.
 ///
-/// One loop does every claim and every write of ends, in turn: flush the ends gathered since
-/// the last turn (one transaction), take back expired leases now and then, claim up to the free
-/// capacity (one transaction), then wait for an end, an enqueue, the next run time or the poll.
+/// One loop does every claim and every write of ends, in turn: take back expired leases now and
+/// then, record the ends gathered since the last turn and claim up to the free capacity (one
+/// transaction), then wait for an end, an enqueue, the next run time or the poll.
 final class QueueWorker: Sendable {
     struct Running: Sendable {
         let job: ClaimedJob
@@ -88,7 +88,6 @@ final class QueueWorker: Sendable {
         while true {
             try Task.checkCancellation()
             let rung = queue.doorbell.version
-            try await flush()
             var now = clock.now()
             if lastReap.map({ now - $0 >= reapEvery }) ?? true {
                 lastReap = now
@@ -98,24 +97,46 @@ final class QueueWorker: Sendable {
                 lastPrune = now
                 try await prune(now: now)
             }
+            // The ends gathered since the last turn and the next claim: one transaction.
             let kinds = queue.kinds.withLock { Array($0.keys) }
-            let free = capacity - state.withLock { $0.running.count }
-            if free > 0, !kinds.isEmpty {
-                now = clock.now()
-                let claimed = try await store.claim(
-                    kinds: kinds, limit: free, owner: owner, now: now, leaseUntil: now + QueueClock.milliseconds(options.lease))
-                start(claimed)
-                // Those waiting to see a job run (tests, inspection) look again.
-                if !claimed.isEmpty { queue.doorbell.ring() }
-                // A full claim may leave more behind: look again once there is room.
-                if claimed.count == free { continue }
+            let ends = takeEnds()
+            let free = capacity - state.withLock { $0.running.count } + ends.count
+            now = clock.now()
+            guard !ends.isEmpty || (free > 0 && !kinds.isEmpty) else {
+                try await idle(after: rung, free: free, kinds: kinds, now: now)
+                continue
             }
-            var wait = options.poll
-            if free > 0, let next = try await store.nextRunTime(kinds: kinds, after: now) {
-                wait = min(wait, .milliseconds(max(1, next - now)))
+            let claimed: [ClaimedJob]
+            do {
+                claimed = try await store.finishAndClaim(
+                    ends, kinds: free > 0 ? kinds : [], limit: max(0, free), owner: owner, now: now,
+                    leaseUntil: now + QueueClock.milliseconds(options.lease)
+                ).claimed
+            } catch {
+                state.withLock { $0.ends = ends + $0.ends }
+                throw error
             }
-            try await queue.doorbell.wait(after: rung, upTo: wait, clock: clock)
+            recorded(ends)
+            start(claimed)
+            // Those waiting for an end or to see a job run (callers of result(of:), inspection)
+            // look again.
+            if !ends.isEmpty || !claimed.isEmpty { queue.doorbell.ring() }
+            // A full claim may leave more behind: look again once there is room.
+            if free > 0, claimed.count == free { continue }
+            try await idle(after: rung, free: free - claimed.count, kinds: kinds, now: now)
         }
+    }
+
+    /// Waits for an end, an enqueue in this process, the next run time of a job it could claim,
+    /// or the poll.
+    private func idle(after rung: UInt64, free: Int, kinds: [String], now: Int64) async throws {
+        // Deadlines from `now`, read before the turn: a clock that moved on since makes them
+        // pass at once, and the next turn claims what came due meanwhile.
+        var deadline = now + QueueClock.milliseconds(options.poll)
+        if free > 0, let next = try await store.nextRunTime(kinds: kinds, after: now) {
+            deadline = min(deadline, next)
+        }
+        try await queue.doorbell.wait(after: rung, until: deadline, clock: clock)
     }
 
     private func prune(now: Int64) async throws {
@@ -209,12 +230,24 @@ final class QueueWorker: Sendable {
         }
     }
 
-    /// Writes the gathered ends in one transaction.
-    private func flush() async throws {
-        let ends = state.withLock { state in
+    /// The ends gathered since the last turn, to record.
+    private func takeEnds() -> [AttemptEnd] {
+        state.withLock { state in
             defer { state.ends = [] }
             return state.ends
         }
+    }
+
+    /// Ends the store has recorded (or refused): their jobs are no longer this worker's.
+    private func recorded(_ ends: [AttemptEnd]) {
+        state.withLock { state in
+            for end in ends { state.running[end.id] = nil }
+        }
+    }
+
+    /// Writes the gathered ends in one transaction (when work stops).
+    private func flush() async throws {
+        let ends = takeEnds()
         guard !ends.isEmpty else { return }
         do {
             _ = try await store.finish(ends, now: clock.now())
@@ -222,9 +255,7 @@ final class QueueWorker: Sendable {
             state.withLock { $0.ends = ends + $0.ends }
             throw error
         }
-        state.withLock { state in
-            for end in ends { state.running[end.id] = nil }
-        }
+        recorded(ends)
         queue.doorbell.ring()
     }
 

@@ -19,6 +19,21 @@ import Testing
         #expect(try await steps.claim().map(\.id) == [b])
     }
 
+    @Test func aTurnRecordsEndsThenClaimsWhatTheyReleasedInOneTransaction() async throws {
+        let steps = try StoreSteps()
+        let a = try await steps.enqueue(StoreSteps.job())
+        let b = try await steps.enqueue(StoreSteps.job(needs: [a]))
+        let first = try await steps.claim()
+        let turn = try await steps.store.finishAndClaim(
+            [AttemptEnd(id: a, attempt: first[0].attempt, owner: "w1", outcome: .succeeded(Data()))],
+            kinds: ["k"], limit: 5, owner: "w1", now: 1, leaseUntil: 30_001)
+        #expect(turn.recorded == [true])
+        #expect(turn.claimed.map(\.id) == [b], "b, released by a's end, is claimed in the same turn")
+        let fenced = try await steps.store.finishAndClaim(
+            [AttemptEnd(id: a, attempt: 1, owner: "w1", outcome: .succeeded(Data()))], kinds: [], limit: 0, owner: "w1", now: 2, leaseUntil: 0)
+        #expect(fenced.recorded == [false] && fenced.claimed.isEmpty)
+    }
+
     @Test func aLateEndOfAnAttemptThatLostItsLeaseIsRefused() async throws {
         let steps = try StoreSteps()
         let a = try await steps.enqueue(StoreSteps.job())

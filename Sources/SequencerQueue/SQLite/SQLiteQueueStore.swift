@@ -59,6 +59,17 @@ public final class SQLiteQueueStore: QueueStore {
         return try await write { db in try ends.map { try Self.finish($0, now: now, db) } }
     }
 
+    public func finishAndClaim(
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
+        guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return ([], []) }
+        return try await write { db in
+            let recorded = try ends.map { try Self.finish($0, now: now, db) }
+            guard limit > 0, !kinds.isEmpty else { return (recorded, []) }
+            return (recorded, try Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, db))
+        }
+    }
+
     public func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
         try await write { db in
             try db.execute(sql: "UPDATE jobs SET lease_until = ? WHERE state = 2 AND owner = ?", arguments: [leaseUntil, owner])
