@@ -142,7 +142,7 @@ struct RunCommandTests {
             jobs:
               slow:
                 run: echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait
-                timeout: 300ms
+                timeout: 3s
             """)
         let result = try await cli.run(["run"], limit: .seconds(20))
         #expect(result.status == 1, "\(result.output)")
