@@ -19,11 +19,18 @@ struct Work: Codable, Sendable {
     var doomed: Bool = false
 }
 
+/// What a `hold` job does: runs until the file `\(release)-N` exists (N its attempt's
+/// number), deaf to cancellation (a body slow to notice that its worker lost the lease), and
+/// returns its process's ID.
+struct Hold: Codable, Sendable {
+    var release: String
+}
+
 struct PlannedFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// The harness's kinds: `work`, and `poison`, whose body kills its own process every time.
+/// The harness's kinds: `work`; `poison`, whose body kills its own process every time; `hold`.
 enum Workload {
     /// The lane whose width is 1: its jobs never run two at a time, in any process.
     static let narrowLane = "narrow"
@@ -49,6 +56,16 @@ enum Workload {
             }
             ledger.append("end", job, attempt, pid, "ok")
             return 1
+        }
+        queue.register("hold") { (hold: Hold, context: JobContext) async throws -> Int in
+            let (job, attempt) = try attempt(of: context)
+            ledger.append("start", job, attempt, pid)
+            while !FileManager.default.fileExists(atPath: "\(hold.release)-\(attempt)") {
+                // A task of its own: not cancelled with the body, so the wait goes on.
+                await Task { try? await Task.sleep(for: .milliseconds(5)) }.value
+            }
+            ledger.append("end", job, attempt, pid, "ok")
+            return Int(getpid())
         }
         queue.register("poison") { (_: Int, context: JobContext) async throws -> Int in
             let (job, attempt) = try attempt(of: context)

@@ -4,6 +4,7 @@
 //     queue-crash-worker seed-poison STORE MANIFEST   enqueue a poison job and two dependents
 //     queue-crash-worker work STORE LEDGER            work until killed
 //     queue-crash-worker work-poison STORE LEDGER     work until killed, with a poison limit of 3
+//     queue-crash-worker work-quiet STORE LEDGER      work until killed, enqueueing nothing itself
 //
 // A worker uses short leases, so that a killed worker's jobs run again within about a second
 // and a half, and appends what its bodies do to the ledger. `work` first enqueues a job under
@@ -32,10 +33,10 @@ func main(_ arguments: [String]) async throws {
         let queue = try await DurableQueue(store: .sqlite(path: arguments[1]), options: options)
         try write(try await Workload.seedPoison(queue), to: arguments[2])
         try await queue.close()
-    case "work" where arguments.count == 3, "work-poison" where arguments.count == 3:
+    case "work" where arguments.count == 3, "work-poison" where arguments.count == 3, "work-quiet" where arguments.count == 3:
         var options = options
         // Random kills end workers often: only the poison run fails a job for that.
-        options.poisonLimit = arguments[0] == "work" ? 1_000 : 3
+        options.poisonLimit = arguments[0] == "work-poison" ? 3 : 1_000
         let queue = try await DurableQueue(store: .sqlite(path: arguments[1]), options: options)
         let ledger = try Ledger(path: arguments[2])
         Workload.register(on: queue, ledger: ledger)
@@ -46,7 +47,7 @@ func main(_ arguments: [String]) async throws {
         try await queue.work(maxConcurrency: 3)
     default:
         throw WorkerError(
-            "usage: queue-crash-worker seed STORE ROUND MANIFEST | seed-poison STORE MANIFEST | work|work-poison STORE LEDGER")
+            "usage: queue-crash-worker seed STORE ROUND MANIFEST | seed-poison STORE MANIFEST | work|work-poison|work-quiet STORE LEDGER")
     }
 }
 

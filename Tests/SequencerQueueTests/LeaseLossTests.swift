@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SequencerQueue
+import SequencerTestSupport
+import Testing
+
+/// A worker that loses touch with the store past its lease (here: stopped with SIGSTOP, as a
+/// network partition or a long pause would), then comes back: another worker has taken its job
+/// meanwhile, and the late end of the first attempt must be refused, whatever it says.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct LeaseLossTests {
+    /// `hold` jobs (see `queue-crash-worker`'s Workload.swift) wait for `release-N`, N the
+    /// attempt, and return their process's ID.
+    struct Hold: Codable, Sendable {
+        var release: String
+    }
+
+    @Test func aWorkerStoppedPastItsLeaseHasItsLateEndRefused() async throws {
+        let driver = try await CrashDriver(seed: 1)
+        defer { driver.finish() }
+        let release = driver.directory.file("release")
+        let queue = try await DurableQueue(store: .sqlite(path: driver.storePath), options: .init(poll: .milliseconds(20)))
+        let held = try await queue.enqueue("hold", Hold(release: release))
+
+        try driver.start("work-quiet")
+        let first = driver.workers[0]
+        try await driver.until(seconds: 30, "the first worker to start the job") { $0.started(held, attempt: 1, by: first) }
+        try await stop(first)
+
+        // The second worker takes the job once the first one's lease (1 s) has expired.
+        try driver.start("work-quiet")
+        let second = driver.workers[1]
+        try await driver.until(seconds: 30, "the second worker to take the job") { $0.started(held, attempt: 2, by: second) }
+
+        // The first worker comes back, and its body (deaf to the cancellation its heartbeat
+        // asks for) ends attempt 1 while attempt 2 runs.
+        kill(first, SIGCONT)
+        try Data().write(to: URL(fileURLWithPath: "\(release)-1"))
+        try await driver.until(seconds: 30, "the first worker's late end") { $0.ended(held, attempt: 1, by: first) }
+        // Its worker reports that end at its next turn, in the same transaction as (or before)
+        // the end of any job it starts afterwards: once it has run one, its late end was seen.
+        var ranOneAfter = false
+        for round in 0..<40 where !ranOneAfter {
+            let next = try await queue.enqueue("hold", Hold(release: release + "-next\(round)"))
+            try Data().write(to: URL(fileURLWithPath: "\(release)-next\(round)-1"))
+            ranOneAfter = try await queue.result(of: next, as: Int.self) == Int(first)
+        }
+        #expect(ranOneAfter, "the first worker ran no job after its late end")
+        let during = try #require(try await driver.store.job(held))
+        #expect(during.state == .running && during.attempts == 2, "the late end of attempt 1 was recorded: \(during)")
+
+        // Attempt 2 ends: its success is the one recorded.
+        try Data().write(to: URL(fileURLWithPath: "\(release)-2"))
+        #expect(try await queue.result(of: held, as: Int.self) == Int(second))
+        let ended = try #require(try await driver.store.job(held))
+        #expect(ended.state == .succeeded && ended.attempts == 2 && ended.crashes == 1)
+        try await driver.stopAll()
+        try await queue.close()
+    }
+
+    /// Stops `pid` with SIGSTOP outside a write transaction: SQLite's write lock is a POSIX lock,
+    /// and a process stopped while it holds it would hold up every other process of the file
+    /// (the same holds for a process stopped by anything else: see the DocC article).
+    func stop(_ pid: pid_t) async throws {
+        for _ in 0..<200 {
+            kill(pid, SIGSTOP)
+            _ = await eventually { Self.isStopped(pid) }
+            if !Self.holdsWriteLock(pid) { return }
+            kill(pid, SIGCONT)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
+        }
+        throw CrashHarnessError("process \(pid) held SQLite's write lock at each of 200 stops")
+    }
+
+    /// Whether `pid` is stopped (state T in /proc/PID/stat).
+    static func isStopped(_ pid: pid_t) -> Bool {
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return false }
+        let text = String(decoding: stat, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return false }
+        return text[text.index(after: close)...].drop { $0 == " " }.first == "T"
+    }
+
+    /// Whether `pid` holds a POSIX write lock (/proc/locks: `N: POSIX ADVISORY WRITE PID ...`).
+    static func holdsWriteLock(_ pid: pid_t) -> Bool {
+        let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+        return locks.split(separator: "\n").contains { line in
+            let words = line.split(separator: " ")
+            return words.count > 4 && words[1] == "POSIX" && words[3] == "WRITE" && words[4] == "\(pid)"
+        }
+    }
+}
+
+extension CrashLedger {
+    func started(_ job: DurableJobID, attempt: Int, by pid: pid_t) -> Bool {
+        events.contains(.start(job: job.rawValue, attempt: attempt, pid: Int(pid)))
+    }
+
+    func ended(_ job: DurableJobID, attempt: Int, by pid: pid_t) -> Bool {
+        events.contains { event in
+            if case .end(job.rawValue, attempt, Int(pid), _) = event { return true }
+            return false
+        }
+    }
+}
