@@ -47,10 +47,13 @@ let package = Package(
             dependencies: ["Sequencer", "SequencerProcess", "SequencerOutput", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
+        // What the journal and the durable queue share about their SQLite files.
+        .target(name: "SequencerSQLite", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .target(
             name: "SequencerJournal",
             dependencies: [
                 "Sequencer",
+                "SequencerSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -58,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "SequencerQueue",
-            dependencies: ["Sequencer", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Sequencer", "SequencerSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .target(

@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import SequencerSQLite
 
 /// A journal of runs in an SQLite database (WAL mode): the runs of workflows, each job's
 /// outcome and attempts, the fingerprints of jobs that succeeded, and a cache of file hashes.
@@ -32,7 +33,11 @@ public final class SQLiteJournal: Sendable {
     public init(path: String) throws {
         self.path = path
         lock = JournalLock(path: path + ".lock")
-        try Self.checkHeader(path)
+        do throws(VersionedFile.Problem) {
+            try VersionedFile.checkHeader(path)
+        } catch {
+            throw Self.error(error, path: path)
+        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "sequencer-journal"
@@ -42,50 +47,34 @@ public final class SQLiteJournal: Sendable {
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
-            throw JournalError(code: .unreadable, path: path, message: "cannot read the journal (it is damaged, or not a journal): \(Self.describe(error)); it was left untouched")
+            throw Self.error(.damaged(Self.describe(error)), path: path)
         }
-        try open()
-    }
-
-    /// A SQLite file starts with this header; an empty file is a new database.
-    private static func checkHeader(_ path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
-            throw JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (not an SQLite database); it was left untouched")
-        }
-    }
-
-    private func open() throws {
-        let migrator = Schema.migrator()
-        do {
-            let needsMigration = try database.writeWithoutTransaction { db -> Bool in
-                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
-                if applicationID != Schema.applicationID, tables > 0 {
-                    throw JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (an SQLite database of another program); it was left untouched")
-                }
-                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                let superseded = try migrator.hasBeenSuperseded(db)
-                if version > Schema.current || superseded {
-                    throw JournalError(
-                        code: .newerVersion, path: path,
-                        message: "the journal has schema version \(version), newer than this sequencer knows (\(Schema.current)); use a newer sequencer, or move the file away to start a new journal")
-                }
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
-                if tables == 0 { try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)") }
-                return try !migrator.hasCompletedMigrations(db)
-            }
-            if needsMigration {
-                // Each migration runs in a transaction: a crash leaves the journal at a version.
-                try migrator.migrate(database)
-                try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(Schema.current)") }
-            }
-        } catch let error as JournalError {
-            throw error
+        do throws(VersionedFile.Problem) {
+            try Self.file().open(database)
         } catch {
-            throw JournalError(code: .unreadable, path: path, message: "cannot read the journal (it is damaged, or not a journal): \(Self.describe(error)); it was left untouched")
+            throw Self.error(error, path: path)
+        }
+    }
+
+    /// The journal's file, as SequencerSQLite opens it: refused when it is not a journal or is
+    /// newer, migrated when it is older.
+    static func file() -> VersionedFile {
+        VersionedFile(applicationID: Schema.applicationID, current: Schema.current, migrator: Schema.migrator())
+    }
+
+    /// The journal's words for what ``VersionedFile`` found.
+    private static func error(_ problem: VersionedFile.Problem, path: String) -> JournalError {
+        switch problem {
+        case .notSQLite:
+            JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (not an SQLite database); it was left untouched")
+        case .foreign:
+            JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (an SQLite database of another program); it was left untouched")
+        case .newer(let version):
+            JournalError(
+                code: .newerVersion, path: path,
+                message: "the journal has schema version \(version), newer than this sequencer knows (\(Schema.current)); use a newer sequencer, or move the file away to start a new journal")
+        case .damaged(let reason):
+            JournalError(code: .unreadable, path: path, message: "cannot read the journal (it is damaged, or not a journal): \(reason); it was left untouched")
         }
     }
 
@@ -162,10 +151,5 @@ public final class SQLiteJournal: Sendable {
         }
     }
 
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? DatabaseError {
-            return error.message ?? error.resultCode.description
-        }
-        return "\(error)"
-    }
+    static func describe(_ error: any Error) -> String { VersionedFile.describe(error) }
 }

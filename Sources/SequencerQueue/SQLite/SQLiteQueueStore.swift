@@ -29,7 +29,7 @@ public final class SQLiteQueueStore: QueueStore {
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
-            throw QueueError(code: .unreadable, location: path, message: "cannot read the queue (it is damaged, or not a queue): \(Self.describe(error)); it was left untouched")
+            throw StoreFile.error(.damaged(Self.describe(error)), path: path)
         }
         try StoreFile.open(database, path: path)
     }

@@ -1,0 +1,73 @@
+import Foundation
+package import GRDB
+
+/// A Sequencer SQLite file (a journal, a durable queue): recognised by its `application_id`,
+/// versioned by `user_version` and a GRDB migrator. Opening one refuses what is not SQLite, what
+/// is another program's database and what a newer Sequencer wrote, and leaves those untouched;
+/// it migrates what is older.
+package struct VersionedFile: Sendable {
+    /// Why a file cannot be opened. Each owner turns it into its own error, in its own words.
+    package enum Problem: Error {
+        /// The file does not start with SQLite's header.
+        case notSQLite
+        /// An SQLite database with tables and another application ID.
+        case foreign
+        /// Written by a newer Sequencer: its schema version, or a migration this one lacks.
+        case newer(version: Int)
+        /// SQLite could not read it, or a migration failed.
+        case damaged(String)
+    }
+
+    package let applicationID: Int32
+    /// The schema version this Sequencer writes.
+    package let current: Int
+    package let migrator: DatabaseMigrator
+
+    package init(applicationID: Int32, current: Int, migrator: DatabaseMigrator) {
+        self.applicationID = applicationID
+        self.current = current
+        self.migrator = migrator
+    }
+
+    /// Throws ``Problem/notSQLite`` unless the file at `path` is missing, empty or starts with
+    /// SQLite's header: checked before SQLite opens it, which could otherwise write to it.
+    package static func checkHeader(_ path: String) throws(Problem) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if !header.isEmpty, header != Data("SQLite format 3\0".utf8) { throw .notSQLite }
+    }
+
+    /// Checks the open database, switches it to WAL, stamps a new one with the application ID,
+    /// and runs the migrations it lacks (each in a transaction: a crash leaves the file at a
+    /// version).
+    package func open(_ database: DatabaseQueue) throws(Problem) {
+        do {
+            let needsMigration = try database.writeWithoutTransaction { db -> Bool in
+                let foundID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                if foundID != applicationID, tables > 0 { throw Problem.foreign }
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                let superseded = try migrator.hasBeenSuperseded(db)
+                if version > current || superseded { throw Problem.newer(version: version) }
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                if tables == 0 { try db.execute(sql: "PRAGMA application_id = \(applicationID)") }
+                return try !migrator.hasCompletedMigrations(db)
+            }
+            if needsMigration {
+                try migrator.migrate(database)
+                try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(current)") }
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw .damaged(Self.describe(error))
+        }
+    }
+
+    /// SQLite's message for an error, or the error's description.
+    package static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? error.resultCode.description }
+        return "\(error)"
+    }
+}
