@@ -10,7 +10,7 @@ extension DurableQueue {
     /// ```
     public struct Request: Sendable {
         /// The job, its run time still to set.
-        let job: NewDurableJob
+        var job: NewDurableJob
         /// Not before this time; nil: when it is enqueued.
         let runAt: Date?
 
@@ -25,6 +25,67 @@ extension DurableQueue {
                 lane: lane, timeout: timeout, retry: StoredRetry(retry), runAt: 0)
             self.runAt = runAt
         }
+    }
+
+    /// Jobs to enqueue together with `enqueue(_:)` (with a batch), with needs among them: a graph, added whole in one
+    /// transaction or not at all (a crash half-way through enqueueing leaves no half graph).
+    ///
+    /// ```swift
+    /// var batch = DurableQueue.Batch()
+    /// let fetch = try batch.add("fetch", Fetch(page: 7))
+    /// let parse = try batch.add("parse", Parse(), needs: [fetch])
+    /// try batch.add("index", Index(), needs: [fetch, parse], needsEnqueued: [schema])
+    /// let ids = try await queue.enqueue(batch)       // ids[parse.index] is parse's ID
+    /// ```
+    public struct Batch: Sendable {
+        /// A job of the batch, before it has an ID: what `needs:` of a later job takes.
+        public struct Job: Hashable, Sendable {
+            /// Its place in the batch, and in the IDs that `enqueue(_:)` returns.
+            public let index: Int
+            let batch: UUID
+        }
+
+        private let identity = UUID()
+        private(set) var requests: [Request] = []
+
+        public init() {}
+
+        /// How many jobs it has.
+        public var count: Int { requests.count }
+
+        /// Adds a job, with the arguments of ``DurableQueue/enqueue(_:_:key:needs:priority:lane:timeout:retry:runAt:)``;
+        /// `needs` are jobs added to this batch before it, `needsEnqueued` jobs already in the
+        /// store.
+        /// - Throws: when `input` does not encode as JSON; ``QueueError/Code/unknownNeed`` for a
+        ///   job of another batch.
+        @discardableResult
+        public mutating func add<Input: Encodable & Sendable>(
+            _ kind: String, _ input: Input, key: String? = nil, needs: [Job] = [], needsEnqueued: [DurableJobID] = [],
+            priority: Priority = .utility, lane: String? = nil, timeout: Duration? = nil, retry: RetryPolicy = .none,
+            runAt: Date? = nil
+        ) throws -> Job {
+            if let foreign = needs.first(where: { $0.batch != identity }) {
+                throw QueueError(
+                    code: .unknownNeed, location: "batch",
+                    message: "a job of kind '\(kind)' needs job \(foreign.index) of another batch")
+            }
+            var request = try Request(
+                kind, input, key: key, needs: needsEnqueued, priority: priority, lane: lane, timeout: timeout, retry: retry,
+                runAt: runAt)
+            request.job.needsInBatch = needs.map(\.index)
+            requests.append(request)
+            return Job(index: requests.count - 1, batch: identity)
+        }
+    }
+
+    /// Enqueues a batch's jobs, in order, in one transaction: all of them or, when one is
+    /// refused, none. Returns each one's ID, at its ``Batch/Job/index`` (for a key that a live
+    /// job has, that job's; a later job that needs it needs that job).
+    /// - Throws: ``QueueError`` for a need the store does not have, an undeclared lane or an
+    ///   empty key; then nothing was added.
+    @discardableResult
+    public func enqueue(_ batch: Batch) async throws -> [DurableJobID] {
+        try await enqueue(batch.requests)
     }
 
     /// Adds jobs, in order, in one transaction: all of them or, when one is refused, none.

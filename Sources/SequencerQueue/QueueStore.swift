@@ -19,8 +19,10 @@ public import Sequencer
 ///   has returns that job.
 public protocol QueueStore: Sendable {
     /// Adds jobs, in order, each in the transaction of the batch; returns each one's ID (an
-    /// existing job's, for a key that a live job has).
-    /// - Throws: ``QueueError`` for a need that is not in the store or an undeclared lane.
+    /// existing job's, for a key that a live job has). A job's ``NewDurableJob/needsInBatch``
+    /// name jobs before it in `jobs`, by position: they need the IDs those get.
+    /// - Throws: ``QueueError`` for a need that is not in the store or not before it in the
+    ///   batch, or an undeclared lane; then nothing was added.
     func enqueue(_ jobs: [NewDurableJob], now: Int64) async throws -> [DurableJobID]
 
     /// Claims up to `limit` available jobs whose run time has come, of the given kinds, highest
@@ -85,6 +87,9 @@ public struct NewDurableJob: Sendable {
     public var input: Data
     public var key: String?
     public var needs: [DurableJobID]
+    /// Jobs it needs among those before it in the same ``QueueStore/enqueue(_:now:)`` call, by
+    /// their position there (so that a graph is enqueued whole in one transaction).
+    public var needsInBatch: [Int]
     public var priority: Priority
     public var lane: String?
     public var timeout: Duration?
@@ -93,13 +98,14 @@ public struct NewDurableJob: Sendable {
     public var runAt: Int64
 
     public init(
-        kind: String, input: Data, key: String? = nil, needs: [DurableJobID] = [], priority: Priority = .utility,
-        lane: String? = nil, timeout: Duration? = nil, retry: StoredRetry = .none, runAt: Int64
+        kind: String, input: Data, key: String? = nil, needs: [DurableJobID] = [], needsInBatch: [Int] = [],
+        priority: Priority = .utility, lane: String? = nil, timeout: Duration? = nil, retry: StoredRetry = .none, runAt: Int64
     ) {
         self.kind = kind
         self.input = input
         self.key = key
         self.needs = needs
+        self.needsInBatch = needsInBatch
         self.priority = priority
         self.lane = lane
         self.timeout = timeout
@@ -232,6 +238,26 @@ public struct DurableJob: Sendable, Hashable {
         self.endedAt = endedAt
         self.owner = owner
         self.output = output
+    }
+}
+
+extension NewDurableJob {
+    /// The job with its ``needsInBatch`` turned into IDs: `ids` are those of the jobs before it
+    /// in the batch, and `position` its own place there (for the error).
+    /// - Throws: ``QueueError/Code/unknownNeed`` for a position that is not before it.
+    public func resolvingBatchNeeds(_ ids: [DurableJobID], position: Int, location: String) throws -> NewDurableJob {
+        guard !needsInBatch.isEmpty else { return self }
+        var job = self
+        for need in needsInBatch {
+            guard need >= 0, need < ids.count, need < position else {
+                throw QueueError(
+                    code: .unknownNeed, location: location,
+                    message: "job \(position) of the batch (kind '\(kind)') needs job \(need) of the batch, which does not come before it")
+            }
+            job.needs.append(ids[need])
+        }
+        job.needsInBatch = []
+        return job
     }
 }
 

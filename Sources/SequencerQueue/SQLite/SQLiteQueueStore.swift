@@ -44,7 +44,14 @@ public final class SQLiteQueueStore: QueueStore {
 
     public func enqueue(_ jobs: [NewDurableJob], now: Int64) async throws -> [DurableJobID] {
         let path = path
-        return try await write { db in try jobs.map { try Self.insert($0, now: now, path: path, db) } }
+        return try await write { db in
+            var ids: [DurableJobID] = []
+            ids.reserveCapacity(jobs.count)
+            for (position, job) in jobs.enumerated() {
+                ids.append(try Self.insert(job.resolvingBatchNeeds(ids, position: position, location: path), now: now, path: path, db))
+            }
+            return ids
+        }
     }
 
     public func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
