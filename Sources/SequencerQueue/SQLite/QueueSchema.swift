@@ -9,7 +9,7 @@ enum QueueSchema {
     /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
     static let applicationID: Int32 = 0x5345_5151
 
-    static let versions = ["v1"]
+    static let versions = ["v1", "v2"]
 
     static var current: Int { versions.count }
 
@@ -63,6 +63,41 @@ enum QueueSchema {
                 CREATE TABLE lanes (
                     name TEXT PRIMARY KEY,
                     width INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v2") { db in
+            // Runs of a workflow kept in the queue (QueueRun): `run_jobs` names the jobs of a run
+            // (a run's jobs are ordinary jobs; pruning leaves them to `deleteRuns`), `attempts`
+            // is the log its workers write, one row per attempt, late ones included.
+            try db.execute(sql: """
+                CREATE TABLE runs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    workflow TEXT NOT NULL,
+                    origin TEXT NOT NULL,
+                    info TEXT,
+                    created_at INTEGER NOT NULL,
+                    cancelled_at INTEGER
+                );
+                CREATE INDEX runs_workflow ON runs(workflow, id);
+                CREATE TABLE run_jobs (
+                    run INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    job INTEGER NOT NULL UNIQUE,
+                    PRIMARY KEY (run, name)
+                ) WITHOUT ROWID;
+                CREATE TABLE attempts (
+                    job INTEGER NOT NULL,
+                    attempt INTEGER NOT NULL,
+                    worker TEXT NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    ended_at INTEGER NOT NULL,
+                    outcome TEXT NOT NULL,
+                    exit_code INTEGER,
+                    signal INTEGER,
+                    summary TEXT NOT NULL,
+                    output BLOB,
+                    PRIMARY KEY (job, attempt, worker)
                 ) WITHOUT ROWID;
                 """)
         }

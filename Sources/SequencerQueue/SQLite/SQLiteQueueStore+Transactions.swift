@@ -122,6 +122,27 @@ extension SQLiteQueueStore {
         return claimed
     }
 
+    /// Cancels a job: a waiting or available one ends, and its dependents are skipped; a running
+    /// one is marked for its worker. Returns its state after; nil when there is no such job.
+    static func cancel(_ id: Int64, now: Int64, _ db: Database) throws -> DurableJobState? {
+        guard let raw = try Int.fetchOne(cached: db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [id]),
+            let state = DurableJobState(rawValue: raw)
+        else { return nil }
+        switch state {
+        case .waiting, .available:
+            try db.executeCached(
+                sql: "UPDATE jobs SET state = 5, ended_at = ?, error_code = 'cancelled', error = 'cancelled before it ran' WHERE id = ?",
+                arguments: [now, id])
+            try skipDependents(of: id, now: now, db)
+            return .cancelled
+        case .running:
+            try db.executeCached(sql: "UPDATE jobs SET cancel_requested = 1 WHERE id = ?", arguments: [id])
+            return .running
+        default:
+            return state
+        }
+    }
+
     /// Records one attempt's end, if the attempt still holds its job.
     static func finish(_ end: AttemptEnd, now: Int64, _ db: Database) throws -> Bool {
         let holder = "WHERE id = ? AND state = 2 AND attempt = ? AND owner = ?"

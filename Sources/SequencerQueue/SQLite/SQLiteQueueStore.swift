@@ -119,24 +119,7 @@ public final class SQLiteQueueStore: QueueStore {
     }
 
     public func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState? {
-        try await write { db in
-            guard let raw = try Int.fetchOne(db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [id.rawValue]),
-                let state = DurableJobState(rawValue: raw)
-            else { return nil }
-            switch state {
-            case .waiting, .available:
-                try db.execute(
-                    sql: "UPDATE jobs SET state = 5, ended_at = ?, error_code = 'cancelled', error = 'cancelled before it ran' WHERE id = ?",
-                    arguments: [now, id.rawValue])
-                try Self.skipDependents(of: id.rawValue, now: now, db)
-                return .cancelled
-            case .running:
-                try db.execute(sql: "UPDATE jobs SET cancel_requested = 1 WHERE id = ?", arguments: [id.rawValue])
-                return .running
-            default:
-                return state
-            }
-        }
+        try await write { db in try Self.cancel(id.rawValue, now: now, db) }
     }
 
     public func setLane(_ name: String, width: Int) async throws {
@@ -153,9 +136,10 @@ public final class SQLiteQueueStore: QueueStore {
     public func prune(endedBefore: Int64, includingFailures: Bool) async throws -> Int {
         try await write { db in
             let states = includingFailures ? "state >= 3" : "state = 3"
-            try db.execute(
-                sql: "DELETE FROM needs WHERE need IN (SELECT id FROM jobs WHERE \(states) AND ended_at < ?)", arguments: [endedBefore])
-            try db.execute(sql: "DELETE FROM jobs WHERE \(states) AND ended_at < ?", arguments: [endedBefore])
+            // A run's jobs stay as long as their run (RunStore.deleteRuns).
+            let ended = "\(states) AND ended_at < ? AND id NOT IN (SELECT job FROM run_jobs)"
+            try db.execute(sql: "DELETE FROM needs WHERE need IN (SELECT id FROM jobs WHERE \(ended))", arguments: [endedBefore])
+            try db.execute(sql: "DELETE FROM jobs WHERE \(ended)", arguments: [endedBefore])
             return db.changesCount
         }
     }
@@ -215,7 +199,7 @@ public final class SQLiteQueueStore: QueueStore {
 
     // MARK: - Database access
 
-    private func write<T: Sendable>(asTransaction: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(asTransaction: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             guard asTransaction else { return try await database.writeWithoutTransaction(body) }
             // Claims and ends read, then write: the transaction takes the write lock from the
@@ -238,7 +222,7 @@ public final class SQLiteQueueStore: QueueStore {
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await database.read(body)
         } catch let error as QueueError {

@@ -1,0 +1,167 @@
+public import Foundation
+
+/// The ID of a run kept in a queue store (see ``RunStore``).
+public struct QueueRunID: Hashable, Codable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: Int64
+
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { "\(rawValue)" }
+
+    public static func < (lhs: QueueRunID, rhs: QueueRunID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A run to create: a workflow's jobs, submitted together.
+public struct NewQueueRun: Sendable {
+    /// The workflow's name: its jobs' kind is derived from it, and runs are listed by it.
+    public var workflow: String
+    /// Where it was submitted from (host and file), to tell apart workflows of the same name.
+    public var origin: String
+    /// The submitter's notes (the command line keeps its options there).
+    public var info: String?
+
+    public init(workflow: String, origin: String, info: String? = nil) {
+        self.workflow = workflow
+        self.origin = origin
+        self.info = info
+    }
+}
+
+/// A run as a store reports it. Its state follows from its jobs'.
+public struct QueueRun: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable, Codable {
+        /// A job of it is waiting, available or running.
+        case running
+        /// Every job succeeded.
+        case succeeded
+        /// A job failed or was skipped (and no one cancelled the run).
+        case failed
+        /// The run was cancelled (``RunStore/cancelRun(_:now:)``).
+        case cancelled
+    }
+
+    public var id: QueueRunID
+    public var workflow: String
+    public var origin: String
+    public var info: String?
+    public var createdAt: Int64
+    /// When it was cancelled, if it was.
+    public var cancelledAt: Int64?
+    /// How many of its jobs are in each state.
+    public var counts: [DurableJobState: Int]
+    /// When its last job ended, once none is live.
+    public var endedAt: Int64?
+
+    public init(
+        id: QueueRunID, workflow: String, origin: String, info: String?, createdAt: Int64, cancelledAt: Int64?,
+        counts: [DurableJobState: Int], endedAt: Int64?
+    ) {
+        self.id = id
+        self.workflow = workflow
+        self.origin = origin
+        self.info = info
+        self.createdAt = createdAt
+        self.cancelledAt = cancelledAt
+        self.counts = counts
+        self.endedAt = endedAt
+    }
+
+    public var state: State {
+        if counts.contains(where: { $0.key.isLive && $0.value > 0 }) { return .running }
+        if cancelledAt != nil { return .cancelled }
+        let bad = counts.contains { [.failed, .cancelled, .skipped].contains($0.key) && $0.value > 0 }
+        return bad ? .failed : .succeeded
+    }
+}
+
+/// A job of a run: its name in the workflow, and the durable job.
+public struct QueueRunJob: Sendable, Hashable {
+    public var name: String
+    public var job: DurableJob
+
+    public init(name: String, job: DurableJob) {
+        self.name = name
+        self.job = job
+    }
+}
+
+/// One attempt of a run's job, as the worker that ran it recorded it: late attempts (whose end
+/// the store refused, see ``AttemptEnd``) are recorded too, since they did run.
+public struct QueueAttempt: Sendable, Hashable {
+    public var job: DurableJobID
+    public var attempt: Int
+    /// The worker (its owner name in leases).
+    public var worker: String
+    public var startedAt: Int64
+    public var endedAt: Int64
+    /// `succeeded`, `failed`, `cancelled`, `timedOut`.
+    public var outcome: String
+    public var exitCode: Int?
+    public var signal: Int?
+    /// A line: "exit 0", "killed by SIGTERM", ...
+    public var summary: String
+    /// What it printed, when asked for (``RunStore/output(of:attempt:)``).
+    public var output: Data?
+
+    public init(
+        job: DurableJobID, attempt: Int, worker: String, startedAt: Int64, endedAt: Int64, outcome: String, exitCode: Int?,
+        signal: Int?, summary: String, output: Data?
+    ) {
+        self.job = job
+        self.attempt = attempt
+        self.worker = worker
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.outcome = outcome
+        self.exitCode = exitCode
+        self.signal = signal
+        self.summary = summary
+        self.output = output
+    }
+}
+
+/// A queue store that also keeps runs: a workflow's jobs submitted together (by
+/// `sequencer run --queue`), read back from any process or machine (`runs`, `show`, `trace`).
+///
+/// A run's jobs are ordinary durable jobs, with every guarantee of ``QueueStore``; the store adds
+/// their names, the run, and a log of attempts that workers write.
+public protocol RunStore: QueueStore {
+    /// Creates a run and enqueues its jobs, in one transaction (needs among them by
+    /// ``NewDurableJob/needsInBatch``). Returns the run's ID and each job's.
+    /// - Throws: ``QueueError`` as ``QueueStore/enqueue(_:now:)``, or for a name given twice.
+    func createRun(_ run: NewQueueRun, jobs: [(name: String, job: NewDurableJob)], now: Int64) async throws -> (
+        QueueRunID, [DurableJobID]
+    )
+
+    /// Runs, newest first: of one workflow, or all; at most `limit`.
+    func runs(workflow: String?, limit: Int?) async throws -> [QueueRun]
+
+    func run(_ id: QueueRunID) async throws -> QueueRun?
+
+    /// A run's jobs, in the order they were submitted.
+    func jobs(of run: QueueRunID) async throws -> [QueueRunJob]
+
+    /// Adds an attempt to the log (replacing a record of the same job, attempt and worker).
+    func recordAttempt(_ attempt: QueueAttempt) async throws
+
+    /// The attempts of a run's jobs, oldest first, without their output.
+    func attempts(of run: QueueRunID) async throws -> [QueueAttempt]
+
+    /// What an attempt printed: of the given attempt, or the last recorded one of the job.
+    func output(of job: DurableJobID, attempt: Int?) async throws -> Data?
+
+    /// Cancels every live job of the run (as ``QueueStore/cancel(_:now:)`` does one) and marks
+    /// the run cancelled. Returns how many jobs it cancelled.
+    func cancelRun(_ id: QueueRunID, now: Int64) async throws -> Int
+
+    /// Deletes ended runs (with their jobs and attempts) beyond the newest `keeping` of each
+    /// workflow (of `workflow` only, when given). Returns the deleted runs.
+    func deleteRuns(keeping: Int, workflow: String?) async throws -> [QueueRun]
+}

@@ -1,0 +1,164 @@
+public import Foundation
+internal import GRDB
+
+/// Runs (``RunStore``) in the SQLite file: the `runs`, `run_jobs` and `attempts` tables of
+/// schema version 2.
+extension SQLiteQueueStore: RunStore {
+    public func createRun(_ run: NewQueueRun, jobs: [(name: String, job: NewDurableJob)], now: Int64) async throws -> (
+        QueueRunID, [DurableJobID]
+    ) {
+        let path = path
+        return try await write { db in
+            try db.execute(
+                sql: "INSERT INTO runs (workflow, origin, info, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [run.workflow, run.origin, run.info, now])
+            let runID = db.lastInsertedRowID
+            var ids: [DurableJobID] = []
+            ids.reserveCapacity(jobs.count)
+            for (position, entry) in jobs.enumerated() {
+                let id = try Self.insert(entry.job.resolvingBatchNeeds(ids, position: position, location: path), now: now, path: path, db)
+                ids.append(id)
+                do {
+                    try db.executeCached(sql: "INSERT INTO run_jobs (run, name, job) VALUES (?, ?, ?)", arguments: [runID, entry.name, id.rawValue])
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    throw QueueError(
+                        code: .invalidOption, location: path,
+                        message: "run of '\(run.workflow)': job '\(entry.name)' is given twice, or its key belongs to a job of another run")
+                }
+            }
+            return (QueueRunID(runID), ids)
+        }
+    }
+
+    public func runs(workflow: String?, limit: Int?) async throws -> [QueueRun] {
+        try await read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs
+                    WHERE ?1 IS NULL OR workflow = ?1 ORDER BY id DESC LIMIT ?2
+                    """,
+                arguments: [workflow, limit ?? -1])
+            return try rows.map { try Self.run($0, db) }
+        }
+    }
+
+    public func run(_ id: QueueRunID) async throws -> QueueRun? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs WHERE id = ?", arguments: [id.rawValue])
+                .map { try Self.run($0, db) }
+        }
+    }
+
+    public func jobs(of run: QueueRunID) async throws -> [QueueRunJob] {
+        try await read { db in
+            let columns = Self.columns.split(separator: ",").map { "jobs.\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(columns.joined(separator: ", ")), NULL, run_jobs.name FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
+                    WHERE run_jobs.run = ? ORDER BY jobs.id
+                    """,
+                arguments: [run.rawValue]
+            ).map { QueueRunJob(name: $0[17], job: Self.job($0)) }
+        }
+    }
+
+    public func recordAttempt(_ attempt: QueueAttempt) async throws {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO attempts (job, attempt, worker, started_at, ended_at, outcome, exit_code, signal, summary, output)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    attempt.job.rawValue, attempt.attempt, attempt.worker, attempt.startedAt, attempt.endedAt, attempt.outcome,
+                    attempt.exitCode, attempt.signal, attempt.summary, attempt.output,
+                ])
+        }
+    }
+
+    public func attempts(of run: QueueRunID) async throws -> [QueueAttempt] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT attempts.job, attempt, worker, started_at, ended_at, outcome, exit_code, signal, summary
+                    FROM attempts JOIN run_jobs ON run_jobs.job = attempts.job WHERE run_jobs.run = ?
+                    ORDER BY started_at, attempts.job, attempt
+                    """,
+                arguments: [run.rawValue]
+            ).map { row in
+                QueueAttempt(
+                    job: DurableJobID(row[0]), attempt: row[1], worker: row[2], startedAt: row[3], endedAt: row[4], outcome: row[5],
+                    exitCode: row[6], signal: row[7], summary: row[8], output: nil)
+            }
+        }
+    }
+
+    public func output(of job: DurableJobID, attempt: Int?) async throws -> Data? {
+        try await read { db in
+            try Data.fetchOne(
+                db,
+                sql: "SELECT output FROM attempts WHERE job = ?1 AND (?2 IS NULL OR attempt = ?2) ORDER BY attempt DESC, ended_at DESC LIMIT 1",
+                arguments: [job.rawValue, attempt])
+        }
+    }
+
+    public func cancelRun(_ id: QueueRunID, now: Int64) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: "UPDATE runs SET cancelled_at = coalesce(cancelled_at, ?) WHERE id = ?", arguments: [now, id.rawValue])
+            let live = try Int64.fetchAll(
+                db, sql: "SELECT job FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job WHERE run = ? AND jobs.state <= 2 ORDER BY job",
+                arguments: [id.rawValue])
+            var cancelled = 0
+            // A job skipped by an earlier one's cancel is no longer live: cancel passes it by.
+            for job in live where try Self.cancel(job, now: now, db) != nil { cancelled += 1 }
+            return cancelled
+        }
+    }
+
+    public func deleteRuns(keeping: Int, workflow: String?) async throws -> [QueueRun] {
+        try await write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs WHERE ?1 IS NULL OR workflow = ?1 ORDER BY id DESC",
+                arguments: [workflow])
+            var kept: [String: Int] = [:]
+            var deleted: [QueueRun] = []
+            for row in rows {
+                let run = try Self.run(row, db)
+                kept[run.workflow, default: 0] += 1
+                guard kept[run.workflow, default: 0] > keeping, run.state != .running else { continue }
+                let jobs = "SELECT job FROM run_jobs WHERE run = ?"
+                try db.execute(sql: "DELETE FROM attempts WHERE job IN (\(jobs))", arguments: [run.id.rawValue])
+                try db.execute(sql: "DELETE FROM needs WHERE need IN (\(jobs)) OR job IN (\(jobs))", arguments: [run.id.rawValue, run.id.rawValue])
+                try db.execute(sql: "DELETE FROM jobs WHERE id IN (\(jobs))", arguments: [run.id.rawValue])
+                try db.execute(sql: "DELETE FROM run_jobs WHERE run = ?", arguments: [run.id.rawValue])
+                try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [run.id.rawValue])
+                deleted.append(run)
+            }
+            return deleted
+        }
+    }
+
+    /// A run from its row, with its jobs' counts and end.
+    static func run(_ row: Row, _ db: Database) throws -> QueueRun {
+        let id: Int64 = row[0]
+        var counts: [DurableJobState: Int] = [:]
+        var live = false
+        var endedAt: Int64?
+        for count in try Row.fetchAll(
+            db, sql: "SELECT state, count(*), max(ended_at) FROM jobs JOIN run_jobs ON run_jobs.job = jobs.id WHERE run = ? GROUP BY state",
+            arguments: [id])
+        {
+            guard let state = DurableJobState(rawValue: count[0]) else { continue }
+            counts[state] = count[1]
+            if state.isLive { live = true }
+            if let ended: Int64 = count[2] { endedAt = max(endedAt ?? ended, ended) }
+        }
+        return QueueRun(
+            id: QueueRunID(id), workflow: row[1], origin: row[2], info: row[3], createdAt: row[4], cancelledAt: row[5], counts: counts,
+            endedAt: live ? nil : endedAt ?? row[4])
+    }
+}
