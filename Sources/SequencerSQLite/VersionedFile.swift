@@ -41,27 +41,50 @@ package struct VersionedFile: Sendable {
     /// Checks the open database, switches it to WAL, stamps a new one with the application ID,
     /// and runs the migrations it lacks (each in a transaction: a crash leaves the file at a
     /// version).
+    ///
+    /// Processes that open a new or older file at the same moment may all try to create or
+    /// migrate it, and see its schema change under them: a statement fails ("table ... already
+    /// exists", "no such table"), its transaction rolls back, and the open is tried again from
+    /// the start, which finds the others' work done. A file that fails every time is damaged.
     package func open(_ database: DatabaseQueue) throws(Problem) {
-        do {
-            let needsMigration = try database.writeWithoutTransaction { db -> Bool in
+        var tries = 0
+        while true {
+            do {
+                try openOnce(database)
+                return
+            } catch let problem as Problem {
+                throw problem
+            } catch {
+                tries += 1
+                if tries >= 5 { throw .damaged(Self.describe(error)) }
+            }
+        }
+    }
+
+    private func openOnce(_ database: DatabaseQueue) throws {
+        let needsMigration = try database.writeWithoutTransaction { db -> Bool in
+            var needsMigration = false
+            // One transaction, holding the write lock: what it reads is one state of the file,
+            // and a new file is stamped before anyone else looks.
+            try db.inTransaction(.immediate) {
                 let foundID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
                 if foundID != applicationID, tables > 0 { throw Problem.foreign }
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 let superseded = try migrator.hasBeenSuperseded(db)
                 if version > current || superseded { throw Problem.newer(version: version) }
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
                 if tables == 0 { try db.execute(sql: "PRAGMA application_id = \(applicationID)") }
-                return try !migrator.hasCompletedMigrations(db)
+                needsMigration = try !migrator.hasCompletedMigrations(db)
+                return .commit
             }
-            if needsMigration {
-                try migrator.migrate(database)
-                try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(current)") }
-            }
-        } catch let problem as Problem {
-            throw problem
-        } catch {
-            throw .damaged(Self.describe(error))
+            // Outside a transaction (SQLite cannot change it inside one); once the file is known
+            // to be ours.
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            return needsMigration
+        }
+        if needsMigration {
+            try migrator.migrate(database)
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(current)") }
         }
     }
 

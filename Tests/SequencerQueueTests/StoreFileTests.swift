@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
@@ -20,6 +21,23 @@ import Testing
         let otherBefore = try Data(contentsOf: URL(fileURLWithPath: other))
         #expect((#expect(throws: QueueError.self) { try SQLiteQueueStore(path: other) })?.code == .unreadable)
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == otherBefore)
+    }
+
+    /// Workers started together on a new file all open it: one creates the schema, the others
+    /// find it made (found by `sequencer run --queue` and `sequencer worker` started at once).
+    @Test(arguments: 0..<5) func processesOpeningANewFileAtOnceAllOpenIt(round: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("q-\(round).sqlite")
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do {
+                _ = try SQLiteQueueStore(path: path)
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(try SQLiteQueueStore(path: path).schemaVersion() == QueueSchema.current)
     }
 
     @Test func aNewerQueueIsRefusedAndLeftUntouched() async throws {
