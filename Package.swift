@@ -78,6 +78,7 @@ let package = Package(
                 "SequencerWorkflowFile",
                 "SequencerJournal",
                 "SequencerBuild",
+                "SequencerQueue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerJournal
+import SequencerQueue
 import SequencerWorkflowFile
 
 struct RunCommand: AsyncParsableCommand {
@@ -29,11 +30,21 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var execution: ExecutionOptions
     @OptionGroup var journal: JournalOptions
+    @OptionGroup var queue: QueueOptions
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        if let location = queue.location, let run = queue.attach {
+            let session = QueueRunSession(location: location, store: try QueueLocation.open(location), json: execution.json)
+            throw ExitCode(try await session.follow(QueueRunID(run)))
+        }
         let loaded = try expandOrExit(execution.noJournal ? try loadOrExit(file.file) : try CompiledWorkflow.load(file.file))
         let workflowFile = try selectOrExit(loaded, only: only)
+        if let location = queue.location {
+            let session = QueueRunSession(location: location, store: try QueueLocation.open(location), json: execution.json)
+            let run = try await session.submit(workflowFile)
+            throw ExitCode(try await session.follow(run))
+        }
         var session = RunSession(file: workflowFile, options: execution)
         try session.checkInputs(in: loaded)
         if !execution.noJournal, let journal = try self.journal.openForRun(beside: workflowFile.directory) {

@@ -100,16 +100,38 @@ extension DurableQueue {
     public func enqueue(_ requests: [Request]) async throws -> [DurableJobID] {
         guard !requests.isEmpty else { return [] }
         let now = clock.now()
-        let jobs = requests.map { request in
-            var job = request.job
-            job.runAt = request.runAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? now
-            return job
-        }
+        let jobs = Self.jobs(requests, now: now)
         let ids = try await store.enqueue(jobs, now: now)
         doorbell.ring()
         guard ids.count == jobs.count else {
             throw QueueError(code: .database, location: "\(store)", message: "the store returned \(ids.count) IDs for \(jobs.count) jobs")
         }
         return ids
+    }
+
+    /// The requests' jobs, each to run at its time, or `now`.
+    static func jobs(_ requests: [Request], now: Int64) -> [NewDurableJob] {
+        requests.map { request in
+            var job = request.job
+            job.runAt = request.runAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? now
+            return job
+        }
+    }
+
+    /// Creates a run of the batch's jobs, each with its name in `names` (in the batch's order),
+    /// in one transaction: see ``RunStore``.
+    /// - Throws: ``QueueError`` when the store keeps no runs, when `names` and the batch differ
+    ///   in length, or as `enqueue(_:)`.
+    public func createRun(_ run: NewQueueRun, jobs batch: Batch, names: [String]) async throws -> (QueueRunID, [DurableJobID]) {
+        guard let runs = store as? any RunStore else {
+            throw QueueError(code: .invalidOption, location: "\(store)", message: "this store does not keep runs")
+        }
+        guard names.count == batch.count else {
+            throw QueueError(code: .invalidOption, location: "\(store)", message: "\(names.count) names for \(batch.count) jobs")
+        }
+        let now = clock.now()
+        let created = try await runs.createRun(run, jobs: Array(zip(names, Self.jobs(batch.requests, now: now))), now: now)
+        doorbell.ring()
+        return created
     }
 }

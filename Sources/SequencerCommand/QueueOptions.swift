@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import SequencerQueue
+
+/// `--queue LOCATION` (or `SEQUENCER_QUEUE`): a durable queue that workers on any process or
+/// machine work, instead of running jobs here.
+struct QueueOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Submit the run to this durable queue (an SQLite file, or sqlite:PATH) for `sequencer worker` processes, and follow it (default: $SEQUENCER_QUEUE).",
+        valueName: "location"))
+    var queue: String?
+
+    @Option(help: ArgumentHelp(
+        "Follow run RUN of the --queue, submitted before (by a `sequencer run --queue` that ended or was killed), instead of submitting a new one.",
+        valueName: "run"))
+    var attach: Int64?
+
+    func validate() throws {
+        if attach != nil, location == nil { throw ValidationError("--attach needs --queue (or SEQUENCER_QUEUE)") }
+    }
+
+    /// The location given by `--queue`, else by `SEQUENCER_QUEUE`; nil for neither.
+    var location: String? { Self.location(queue) }
+
+    /// `option` when given, else `SEQUENCER_QUEUE`; nil for neither.
+    static func location(_ option: String?) -> String? {
+        if let option, !option.isEmpty { return option }
+        guard let text = ProcessInfo.processInfo.environment["SEQUENCER_QUEUE"], !text.isEmpty else { return nil }
+        return text
+    }
+}
+
+/// Opening the store a location names.
+enum QueueLocation {
+    /// The store at `location`: an SQLite file path, or `sqlite:PATH`.
+    /// - Throws: a usage error (exit status 2) for a location it cannot open, saying why.
+    static func open(_ location: String) throws -> any RunStore {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+            printError("error: --queue \(location): PostgreSQL queues are not yet supported by this sequencer; use an SQLite file")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        let path = location.hasPrefix("sqlite:") ? String(location.dropFirst("sqlite:".count)) : location
+        do {
+            return try SQLiteQueueStore(path: path)
+        } catch {
+            printError("error: --queue \(location): \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import Sequencer
+import SequencerQueue
+import SequencerWorkflowFile
+
+/// `sequencer run --queue`: submits a workflow's jobs to a durable queue as one run, then
+/// follows it (progress, the failed jobs' output, the summary, the exit status) until it ends.
+/// Ctrl-C cancels the run everywhere; the run does not need this process to go on.
+struct QueueRunSession {
+    let location: String
+    let store: any RunStore
+    let json: Bool
+    /// Where progress goes: standard output, or standard error with `--json`.
+    var progress: Int32 { json ? STDERR_FILENO : STDOUT_FILENO }
+
+    /// Submits the file's jobs as a new run; returns its ID.
+    func submit(_ file: WorkflowFile) async throws -> QueueRunID {
+        let name = QueueShellJob.workflowName(of: file)
+        let origin = "\(ProcessInfo.processInfo.hostName):\(absolutePath(file.path))"
+        let live = try await store.runs(workflow: name, limit: 50).first { $0.state == .running && $0.origin != origin }
+        if let other = live {
+            printError("error: --queue \(location): workflow '\(name)' (the name of its directory) has run \(other.id) going, submitted from \(other.origin); this file (\(origin)) is another workflow of the same name: rename one directory, or wait for that run")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        for lane in file.lanes {
+            try await store.setLane(QueueShellJob.lane(lane.name, ofWorkflow: name), width: lane.width)
+        }
+        let queue = DurableQueue(store: store)
+        var batch = DurableQueue.Batch()
+        var added: [String: DurableQueue.Batch.Job] = [:]
+        var names: [String] = []
+        for job in Self.needsFirst(file.jobs) {
+            added[job.name] = try batch.add(
+                QueueShellJob.kind(ofWorkflow: name), QueueShellJob(job, in: file), needs: job.needs.compactMap { added[$0.name] },
+                priority: job.priority, lane: job.lane.map { QueueShellJob.lane($0, ofWorkflow: name) }, timeout: job.timeout, retry: job.retry)
+            names.append(job.name)
+        }
+        let (run, _) = try await queue.createRun(NewQueueRun(workflow: name, origin: origin), jobs: batch, names: names)
+        write("run \(run) of '\(name)' submitted to \(location): \(names.count) jobs for `sequencer worker --queue \(location)`; following it (Ctrl-C cancels it)\n", to: progress)
+        return run
+    }
+
+    /// Follows the run until it ends; returns the exit status (0 every job succeeded, 1 not,
+    /// 130 cancelled from here).
+    func follow(_ run: QueueRunID) async throws -> Int32 {
+        let cancelled = Locked(false)
+        let store = store
+        let interrupts = Interrupts(
+            first: {
+                cancelled.withLock { $0 = true }
+                Task { _ = try? await store.cancelRun(run, now: QueueShellBody.now()) }
+            },
+            again: {})
+        defer { interrupts.stop() }
+        var seen: [DurableJobID: DurableJobState] = [:]
+        while true {
+            guard let stored = try await store.run(run) else {
+                printError("error: --queue \(location): there is no run \(run) (never submitted, or deleted)")
+                return ExitStatus.invalid
+            }
+            let jobs = try await store.jobs(of: run)
+            let names = Dictionary(jobs.map { ($0.job.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            for entry in jobs where seen[entry.job.id] != entry.job.state {
+                seen[entry.job.id] = entry.job.state
+                try await report(entry, names: names)
+            }
+            if stored.state != .running {
+                summarize(stored, jobs: jobs)
+                if json { print(try Self.json(stored, jobs: jobs)) }
+                if cancelled.withLock({ $0 }) { return ExitStatus.interrupted }
+                return stored.state == .succeeded ? ExitStatus.succeeded : ExitStatus.failed
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// A progress line for a job that changed state; a failed job's output after it.
+    private func report(_ entry: QueueRunJob, names: [DurableJobID: String]) async throws {
+        let job = entry.job
+        let took = job.startedAt.flatMap { start in job.endedAt.map { seconds(.milliseconds($0 - start)) } } ?? ""
+        switch job.state {
+        case .running: write("started \(entry.name) on \(job.owner ?? "a worker")\n", to: progress)
+        case .succeeded: write("ok \(entry.name) \(took)\n", to: progress)
+        case .failed:
+            write("FAILED \(entry.name) \(took): \(job.error ?? "failed") (attempt \(job.attempts))\n", to: progress)
+            if let output = try await store.output(of: job.id, attempt: nil), !output.isEmpty {
+                write(String(decoding: output, as: UTF8.self), to: progress)
+            }
+        case .skipped:
+            let need = job.cause.flatMap { names[$0] }.map { "'\($0)'" } ?? "a job"
+            write("skipped \(entry.name): \(need), which it needs, did not succeed\n", to: progress)
+        case .cancelled: write("cancelled \(entry.name)\n", to: progress)
+        case .waiting, .available: break
+        }
+    }
+
+    private func summarize(_ run: QueueRun, jobs: [QueueRunJob]) {
+        let parts = DurableJobState.allCases.compactMap { state in run.counts[state].map { "\($0) \(state)" } }
+        let took = run.endedAt.map { seconds(.milliseconds($0 - run.createdAt)) } ?? ""
+        write("run \(run.id) \(run.state.rawValue): \(parts.joined(separator: ", ")) in \(took)\n", to: progress)
+    }
+
+    /// The run and its jobs as JSON, for `--json`.
+    static func json(_ run: QueueRun, jobs: [QueueRunJob]) throws -> String {
+        struct Job: Encodable {
+            var name: String
+            var state: String
+            var attempts: Int
+            var startedAt: Int64?
+            var endedAt: Int64?
+            var error: String?
+        }
+        struct Report: Encodable {
+            var run: Int64
+            var workflow: String
+            var state: String
+            var jobs: [Job]
+        }
+        let report = Report(
+            run: run.id.rawValue, workflow: run.workflow, state: run.state.rawValue,
+            jobs: jobs.map {
+                Job(name: $0.name, state: "\($0.job.state)", attempts: $0.job.attempts, startedAt: $0.job.startedAt, endedAt: $0.job.endedAt,
+                    error: $0.job.error)
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(report), as: UTF8.self)
+    }
+
+    /// The jobs with each after those it needs, otherwise in file order.
+    static func needsFirst(_ jobs: [WorkflowFile.Job]) -> [WorkflowFile.Job] {
+        let byName = Dictionary(jobs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var placed: Set<String> = []
+        var ordered: [WorkflowFile.Job] = []
+        func place(_ job: WorkflowFile.Job) {
+            guard placed.insert(job.name).inserted else { return }
+            for need in job.needs { if let needed = byName[need.name] { place(needed) } }
+            ordered.append(job)
+        }
+        for job in jobs { place(job) }
+        return ordered
+    }
+}

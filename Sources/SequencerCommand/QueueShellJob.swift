@@ -1,0 +1,39 @@
+import Foundation
+import SequencerWorkflowFile
+
+/// A workflow's job as the durable queue carries it to a worker: what the submitting
+/// `sequencer run --queue` read from the file. The worker runs it in its own copy of the
+/// workflow's directory.
+struct QueueShellJob: Codable, Sendable {
+    /// The job's name in the file.
+    var name: String
+    /// Its command (the `run` line), run by /bin/sh -c or directly.
+    var command: String
+    /// The file's and the job's `env`, which the worker adds to its own environment.
+    var environment: [String: String]
+    /// Its `working-directory`, relative to the workflow's directory (or absolute).
+    var workingDirectory: String?
+    /// Its outputs, whose parent directories are made before it runs.
+    var outputs: [String]
+
+    init(_ job: WorkflowFile.Job, in file: WorkflowFile) {
+        name = job.name
+        command = job.run
+        environment = file.environment.merging(job.environment) { $1 }
+        workingDirectory = job.workingDirectory
+        outputs = job.outputs
+    }
+
+    /// The durable kind of a workflow's jobs: workers serve the workflows whose files they have.
+    static func kind(ofWorkflow name: String) -> String { "workflow:" + name }
+
+    /// A workflow's name in a queue: its directory's name (a workflow file is named for the
+    /// project it sits in).
+    static func workflowName(of file: WorkflowFile) -> String {
+        URL(fileURLWithPath: file.directory).standardizedFileURL.lastPathComponent
+    }
+
+    /// A lane of a workflow in the queue: lanes are the queue's, shared by every workflow, so
+    /// each workflow's are its own.
+    static func lane(_ lane: String, ofWorkflow name: String) -> String { name + "/" + lane }
+}
