@@ -34,12 +34,18 @@ struct QueueOptions: ParsableArguments {
 enum QueueLocation {
     /// The store at `location`: an SQLite file path, or `sqlite:PATH`.
     /// - Throws: a usage error (exit status 2) for a location it cannot open, saying why.
-    static func open(_ location: String) throws -> any RunStore {
+    /// - Parameter create: whether a missing file becomes a new queue (to submit or work); to
+    ///   read runs, a missing file is an error.
+    static func open(_ location: String, create: Bool = true) throws -> any RunStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
             printError("error: --queue \(location): PostgreSQL queues are not yet supported by this sequencer; use an SQLite file")
             throw ExitCode(ExitStatus.invalid)
         }
         let path = location.hasPrefix("sqlite:") ? String(location.dropFirst("sqlite:".count)) : location
+        guard create || FileManager.default.fileExists(atPath: path) else {
+            printError("error: --queue \(location): there is no queue file at \(path)")
+            throw ExitCode(ExitStatus.invalid)
+        }
         do {
             return try SQLiteQueueStore(path: path)
         } catch {

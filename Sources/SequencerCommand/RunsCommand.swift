@@ -19,6 +19,10 @@ struct RunsCommand: AsyncParsableCommand {
     @Flag(help: "Print the runs as JSON.")
     var json = false
 
+    @Option(name: .customLong("queue"), help: ArgumentHelp(
+        "List the runs submitted to this durable queue instead (default: $SEQUENCER_QUEUE when set).", valueName: "location"))
+    var queueLocation: String?
+
     struct Entry: Encodable {
         let run: JournalRun
         let state: String
@@ -43,6 +47,10 @@ struct RunsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let queue = QueueOptions.location(queueLocation) {
+            let workflow = all ? nil : QueueHistory.workflowName(ofFile: location.file)
+            return try await QueueHistory.listRuns(try QueueLocation.open(queue, create: false), location: queue, workflow: workflow, limit: max(1, limit), json: json)
+        }
         let journal = try location.open()
         let runs: [JournalRun]
         do {

@@ -20,6 +20,10 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Print the run as JSON.")
     var json = false
 
+    @Option(name: .customLong("queue"), help: ArgumentHelp(
+        "Show a run submitted to this durable queue instead (default: $SEQUENCER_QUEUE when set).", valueName: "location"))
+    var queueLocation: String?
+
     struct Document: Encodable {
         let run: RunsCommand.Entry
         let jobs: [Job]
@@ -38,6 +42,11 @@ struct ShowCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let queue = QueueOptions.location(queueLocation) {
+            return try await QueueHistory.show(
+                try QueueLocation.open(queue, create: false), location: queue, selector: run, workflow: QueueHistory.workflowName(ofFile: location.file),
+                output: output, json: json)
+        }
         let recorded = try location.read(self.run)
         let (journal, run, jobs, attempts) = (recorded.journal, recorded.run, recorded.jobs, recorded.attempts)
         let lastAttempt = Dictionary(attempts.map { ($0.job, $0) }) { a, b in a.attempt > b.attempt ? a : b }

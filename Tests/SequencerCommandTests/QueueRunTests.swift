@@ -31,6 +31,14 @@ import Testing
             #expect(failed.stdout.contains(line), "no '\(line)' in \(failed.stdout)")
         }
         #expect(cli.read("b.txt") == "b\n" && cli.read("d.txt") == nil)
+        // Read back from the queue, as from any machine.
+        let runs = try await cli.run(["runs", "--queue", cli.path("q.sqlite")])
+        #expect(runs.status == 0 && runs.stdout.contains("#1") && runs.stdout.contains("failed"), "\(runs.output)")
+        let shown = try await cli.run(["show", "1", "--queue", cli.path("q.sqlite")])
+        #expect(shown.stdout.contains("exit code 3") && shown.stdout.contains("skipped"), "\(shown.output)")
+        #expect(try await cli.run(["show", "1", "--queue", cli.path("q.sqlite"), "--output", "c"]).stdout == "c fails\n")
+        let missing = try await cli.run(["runs", "--queue", cli.path("none.sqlite")])
+        #expect(missing.status == 2 && missing.stderr.contains("there is no queue file"), "\(missing.output)")
 
         try cli.write("sequencer.yml", "version: 1\njobs:\n  a: echo again > again.txt\n")
         let succeeded = try await cli.run(["run", "--queue", cli.path("q.sqlite"), "--json"])
