@@ -71,6 +71,9 @@ struct WorkerCommand: AsyncParsableCommand {
         var options = DurableQueue.Options()
         options.heartbeat = try duration(heartbeat, option: "--heartbeat")
         options.lease = try duration(lease, option: "--lease")
+        // An SQLite queue has no notification between processes: a job another process
+        // released is seen at the next look, so look often (a cheap read).
+        options.poll = .milliseconds(200)
         let queue = DurableQueue(store: store, options: options)
         let runner = ProcessRunner(terminationGrace: try duration(gracePeriod, option: "--grace-period"))
         let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"

@@ -24,6 +24,10 @@ struct CrashLedger {
 
     let path: String
     private(set) var events: [Event] = []
+    /// When each event happened: microseconds on the machine's monotonic clock.
+    private(set) var times: [Int64] = []
+    /// The workers' lease (`queue-crash-worker`'s options), in microseconds.
+    static let lease: Int64 = 1_000_000
     private(set) var unreadable: [String] = []
     /// The processes that wrote `ready`.
     private(set) var ready: Set<Int> = []
@@ -48,6 +52,7 @@ struct CrashLedger {
                 continue
             }
             events.append(event)
+            times.append(line.split(separator: " ").last.flatMap { Int64($0) } ?? 0)
             if case .ready(let pid) = event { ready.insert(pid) }
         }
     }
@@ -189,12 +194,20 @@ struct CrashLedger {
     }
 
     /// Runs of one group (the same job, key or lane) that overlap.
+    ///
+    /// One overlap is allowed, as leases allow it: a body that still ran a whole lease after it
+    /// started, in another process. Bodies here take at most 400 ms, so its process was paused
+    /// (by a loaded machine) and renewed nothing meanwhile: its lease expired, another worker
+    /// took the job, and the fence refuses the paused attempt's end (which `attemptProblems`
+    /// checks). Any other overlap is a failure of the leases.
     private func overlaps(_ runs: [Run], by group: (Run) -> String) -> [String] {
         var problems: [String] = []
         for (name, members) in Dictionary(grouping: runs, by: group) {
             var latest: Run?  // of the runs so far, the one that ends last
             for run in members.sorted(by: { $0.start < $1.start }) {
-                if let earlier = latest, run.start < earlier.end {
+                if let earlier = latest, run.start < earlier.end,
+                    earlier.pid == run.pid || times[run.start] - times[earlier.start] < Self.lease
+                {
                     problems.append(
                         "\(name): job \(run.job) attempt \(run.attempt) (pid \(run.pid)) started while job \(earlier.job) attempt \(earlier.attempt) (pid \(earlier.pid)) ran")
                 }
