@@ -196,10 +196,12 @@ final class QueueWorker: Sendable {
 
     /// A local job ended: its end is gathered for the next turn.
     ///
-    /// The worker takes a turn (one transaction) once half its capacity has ended, or once the
-    /// local queue has no claimed job left beyond its running slots (it needs more); an end
-    /// waits at most ``endHold`` otherwise. So a backlog of short jobs is recorded and claimed
-    /// in batches, not a transaction per job.
+    /// The worker takes a turn (one transaction) once as many of its claimed jobs have ended
+    /// as have not (half of a full claim), or once the local queue has no claimed job left
+    /// beyond its running slots (it needs more); an end waits at most ``endHold`` otherwise. So
+    /// a backlog of short jobs is recorded and claimed in batches, not a transaction per job,
+    /// and a turn comes while half its jobs still run (their dependents, released by the ends,
+    /// are claimed meanwhile).
     private func ended(_ id: JobID, _ status: JobStatus) {
         let now = clock.now()
         let wake = state.withLock { state -> Bool? in
@@ -208,7 +210,7 @@ final class QueueWorker: Sendable {
             let outcome = Self.outcome(
                 of: running, status: status, result: result, stopping: state.stopping, now: now)
             state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
-            if state.ends.count >= max(1, state.capacity(slots: slots) / 2) || state.byLocal.count <= slots { return true }
+            if state.ends.count >= state.byLocal.count || state.byLocal.count <= slots { return true }
             // The first end held: the worker's turn comes within the hold.
             return state.ends.count == 1 ? false : nil
         }
