@@ -21,7 +21,8 @@ struct DrainBatchTests {
     @Test func aBacklogOfShortJobsSharesItsTransactions() async throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteQueueStore(path: directory.file("q.sqlite"))
-        let queue = DurableQueue(store: store)
+        // None ahead to begin with: the window grows from 0.
+        let queue = DurableQueue(store: store, options: .init(claimAhead: 0))
         queue.register("noop") { (input: Int, _: JobContext) -> Int in input }
         let jobs = 1_000
         _ = try await queue.enqueue(try (0..<jobs).map { try DurableQueue.Request("noop", $0) })
@@ -34,10 +35,12 @@ struct DrainBatchTests {
                 try await queue.doorbell.wait(after: rung, upTo: .seconds(3600), clock: queue.clock)
             }
         }
-        // Turns of at most 18 jobs (2 slots, 16 ahead), each end waking the worker, took 66
-        // transactions for 600 jobs; with the claim window, 12 to 15.
+        // Without the window a turn claimed 2 jobs at most (2 slots, none ahead): 500
+        // transactions at least. With it, the window grows as soon as jobs end faster than one
+        // per slot every 25 ms: about 20 here, 42 with 16 ahead on a machine loaded by the
+        // whole test suite.
         let count = commits.count.withLock { $0 }
-        #expect(count <= jobs / 25, "\(count) transactions for \(jobs) jobs")
+        #expect(count <= jobs / 5, "\(count) transactions for \(jobs) jobs")
     }
 
     @Test func anEndIsRecordedWhileTheJobsClaimedWithItWait() async throws {
