@@ -19,13 +19,17 @@ final class Doorbell: Sendable {
     /// Changes each time the bell rings.
     var version: UInt64 { state.withLock { $0.version } }
 
-    func ring() {
-        let waiters = state.withLock { state in
+    /// Returns the version it rang: one past a version read before means that no one else
+    /// rang since.
+    @discardableResult
+    func ring() -> UInt64 {
+        let (version, waiters) = state.withLock { state in
             state.version &+= 1
             defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            return (state.version, Array(state.waiters.values))
         }
         for waiter in waiters { waiter.resume() }
+        return version
     }
 
     /// Waits until the bell rings after `version` was read, or `limit` passes, or the task is

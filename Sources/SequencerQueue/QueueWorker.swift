@@ -27,23 +27,30 @@ final class QueueWorker: Sendable {
         var ends: [AttemptEnd] = []
         /// Work was cancelled: jobs cancelled from now on are released, not cancelled.
         var stopping = false
+        /// How many jobs to claim beyond the running slots.
+        var window: ClaimWindow
+
+        /// Claimed jobs waiting for a slot, and running ones: up to this many.
+        func capacity(slots: Int) -> Int { slots + window.ahead }
     }
 
 
     let queue: DurableQueue
     /// This worker's name in leases: host, process and a random part, new for each `work`.
     let owner: String
-    let capacity: Int
+    /// The local queue's running slots.
+    let slots: Int
     let local: JobQueue
     private let events: AsyncStream<RunEvent>
-    let state = Locked(State())
+    let state: Locked<State>
 
     init(queue: DurableQueue, maxConcurrency: Int) {
         self.queue = queue
         let host = ProcessInfo.processInfo.hostName
         owner = "\(host):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
         // Claimed jobs wait in the local queue while it is full: one turn claims for the next.
-        capacity = max(1, maxConcurrency) + max(0, queue.options.claimAhead)
+        slots = max(1, maxConcurrency)
+        state = Locked(State(window: ClaimWindow(claimAhead: queue.options.claimAhead)))
         let (events, continuation) = AsyncStream<RunEvent>.makeStream()
         self.events = events
         local = JobQueue(RunOptions(maxConcurrency: max(1, maxConcurrency), clock: queue.options.clock, events: continuation), keepFinished: 0)
@@ -87,7 +94,7 @@ final class QueueWorker: Sendable {
         let pruneEvery = max(60_000, QueueClock.milliseconds(options.retention) / 10)
         while true {
             try Task.checkCancellation()
-            let rung = queue.doorbell.version
+            var rung = queue.doorbell.version
             var now = clock.now()
             if lastReap.map({ now - $0 >= reapEvery }) ?? true {
                 lastReap = now
@@ -100,7 +107,7 @@ final class QueueWorker: Sendable {
             // The ends gathered since the last turn and the next claim: one transaction.
             let kinds = queue.kinds.withLock { Array($0.keys) }
             let ends = takeEnds()
-            let free = capacity - state.withLock { $0.running.count } + ends.count
+            let free = state.withLock { $0.capacity(slots: slots) - $0.running.count } + ends.count
             now = clock.now()
             guard !ends.isEmpty || (free > 0 && !kinds.isEmpty) else {
                 try await idle(after: rung, free: free, kinds: kinds, now: now)
@@ -117,12 +124,13 @@ final class QueueWorker: Sendable {
                 throw error
             }
             recorded(ends)
+            let turned = ContinuousClock.now
+            state.withLock { $0.window.turn(ended: ends.count, at: turned) }
             start(claimed)
             // Those waiting for an end or to see a job run (callers of result(of:), inspection)
-            // look again.
-            if !ends.isEmpty || !claimed.isEmpty { queue.doorbell.ring() }
-            // A full claim may leave more behind: look again once there is room.
-            if free > 0, claimed.count == free { continue }
+            // look again. This worker does not: only for rings since the turn began.
+            if !ends.isEmpty || !claimed.isEmpty, queue.doorbell.ring() == rung &+ 1 { rung &+= 1 }
+            // After a full claim, the next turn comes when enough ends are in (see `ended`).
             try await idle(after: rung, free: free - claimed.count, kinds: kinds, now: now)
         }
     }
@@ -186,18 +194,41 @@ final class QueueWorker: Sendable {
         queue.doorbell.ring()
     }
 
-    /// A local job ended: its end is gathered for the next flush.
+    /// A local job ended: its end is gathered for the next turn.
+    ///
+    /// The worker takes a turn (one transaction) once as many of its claimed jobs have ended
+    /// as have not (half of a full claim), or once the local queue has no claimed job left
+    /// beyond its running slots (it needs more); an end waits at most ``endHold`` otherwise. So
+    /// a backlog of short jobs is recorded and claimed in batches, not a transaction per job,
+    /// and a turn comes while half its jobs still run (their dependents, released by the ends,
+    /// are claimed meanwhile).
     private func ended(_ id: JobID, _ status: JobStatus) {
         let now = clock.now()
-        state.withLock { state in
-            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return }
+        let wake = state.withLock { state -> Bool? in
+            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return nil }
             let result = state.results.removeValue(forKey: id)
             let outcome = Self.outcome(
                 of: running, status: status, result: result, stopping: state.stopping, now: now)
             state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
+            if state.ends.count >= state.byLocal.count || state.byLocal.count <= slots { return true }
+            // The first end held: the worker's turn comes within the hold.
+            return state.ends.count == 1 ? false : nil
         }
-        queue.doorbell.ring()
+        switch wake {
+        case true?:
+            queue.doorbell.ring()
+        case false?:
+            Task { [queue] in
+                try? await Task.sleep(for: Self.endHold)
+                queue.doorbell.ring()
+            }
+        case nil:
+            break
+        }
     }
+
+    /// How long an end waits for others to share its transaction, at most.
+    static let endHold = Duration.milliseconds(5)
 
     static func outcome(
         of running: Running, status: JobStatus, result: Result<Data, any Error>?, stopping: Bool, now: Int64

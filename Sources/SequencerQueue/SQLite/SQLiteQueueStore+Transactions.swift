@@ -84,9 +84,10 @@ extension SQLiteQueueStore {
         }
         var claimed: [ClaimedJob] = []
         var after: (priority: Int, id: Int64)?
-        // Pages of candidates, in claim order, until enough fit in their lanes.
+        // Pages of candidates, in claim order, until enough fit in their lanes (with no lane
+        // declared, the first page is enough unless it holds jobs of undeclared lanes).
         while claimed.count < limit {
-            let page = max(limit * 2, 32)
+            let page = room.isEmpty ? max(limit - claimed.count, 32) : max(limit * 2, 32)
             var sql = """
                 SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry FROM jobs INDEXED BY jobs_available
                 WHERE state = 1 AND run_at <= ? AND kind IN \(placeholders(kinds.count))
@@ -99,8 +100,14 @@ extension SQLiteQueueStore {
             }
             sql += " ORDER BY priority DESC, id LIMIT ?"
             arguments += [page]
-            let rows = try Row.fetchAll(cached: db, sql: sql, arguments: arguments)
-            for row in rows where claimed.count < limit {
+            // Read from the statement as it steps (no copy of each row), written once it ended.
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            var count = 0
+            var ids: [Int64] = []
+            while let row = try rows.next() {
+                count += 1
+                after = (row[4], row[0])
+                guard claimed.count < limit else { continue }
                 let lane: String? = row[5]
                 // A job after an attempt holds its slot already.
                 if let lane, (row[3] as Int) == 0 {
@@ -108,16 +115,22 @@ extension SQLiteQueueStore {
                     room[lane] = left - 1
                 }
                 let id: Int64 = row[0]
-                let attempt = (row[3] as Int) + 1
-                try db.executeCached(
-                    sql: "UPDATE jobs SET state = 2, attempt = ?, owner = ?, lease_until = ?, started_at = ? WHERE id = ?",
-                    arguments: [attempt, owner, leaseUntil, now, id])
+                ids.append(id)
                 claimed.append(ClaimedJob(
-                    id: DurableJobID(id), kind: row[1], input: row[2], attempt: attempt, priority: Priority(rawValue: row[4]) ?? .utility,
-                    lane: lane, timeout: (row[6] as Int64?).map { .milliseconds($0) }, retry: RetryColumn.decode(row[7])))
+                    id: DurableJobID(id), kind: row[1], input: row[2], attempt: (row[3] as Int) + 1,
+                    priority: Priority(rawValue: row[4]) ?? .utility, lane: lane, timeout: (row[6] as Int64?).map { .milliseconds($0) },
+                    retry: RetryColumn.decode(row[7])))
             }
-            guard rows.count == page, let last = rows.last else { break }
-            after = (last[4], last[0])
+            if !ids.isEmpty {
+                // One statement for the page's jobs, their IDs in a JSON array.
+                try db.executeCached(
+                    sql: """
+                        UPDATE jobs SET state = 2, attempt = attempt + 1, owner = ?, lease_until = ?, started_at = ?
+                        WHERE id IN (SELECT value FROM json_each(?))
+                        """,
+                    arguments: [owner, leaseUntil, now, "[" + ids.map(String.init).joined(separator: ",") + "]"])
+            }
+            guard count == page else { break }
         }
         return claimed
     }
@@ -153,13 +166,13 @@ extension SQLiteQueueStore {
                 sql: "UPDATE jobs SET state = 3, output = ?, ended_at = ?, owner = NULL, lease_until = NULL, error_code = NULL, error = NULL \(holder)",
                 arguments: [output, now] + fence)
             guard db.changesCount == 1 else { return false }
-            try db.executeCached(
-                sql: """
-                    UPDATE jobs SET remaining = remaining - 1, state = CASE WHEN remaining = 1 THEN 1 ELSE 0 END
-                    WHERE state = 0 AND id IN (SELECT job FROM needs WHERE need = ?)
-                    """,
-                arguments: [end.id.rawValue])
-            try db.executeCached(sql: "DELETE FROM needs WHERE need = ?", arguments: [end.id.rawValue])
+            // Its dependents (none, for most jobs), each available once its last need succeeded.
+            let dependents = try Int64.fetchAll(cached: db, sql: "DELETE FROM needs WHERE need = ? RETURNING job", arguments: [end.id.rawValue])
+            for dependent in dependents {
+                try db.executeCached(
+                    sql: "UPDATE jobs SET remaining = remaining - 1, state = CASE WHEN remaining = 1 THEN 1 ELSE 0 END WHERE id = ? AND state = 0",
+                    arguments: [dependent])
+            }
         case .failed(let code, let message, let retryAt?):
             try db.executeCached(
                 sql: "UPDATE jobs SET state = 1, run_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
