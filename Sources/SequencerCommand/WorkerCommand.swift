@@ -74,9 +74,10 @@ struct WorkerCommand: AsyncParsableCommand {
         // An SQLite queue has no notification between processes: a job another process
         // released is seen at the next look, so look often (a cheap read).
         options.poll = .milliseconds(200)
+        let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
+        options.storeTrouble = { error in printError("worker \(worker): \(error); trying again") }
         let queue = DurableQueue(store: store, options: options)
         let runner = ProcessRunner(terminationGrace: try duration(gracePeriod, option: "--grace-period"))
-        let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
         let scratch = try FileManager.default.url(
             for: .itemReplacementDirectory, in: .userDomainMask, appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true
         ).path

@@ -59,6 +59,12 @@ public final class DurableQueue: Sendable {
         /// The clock for leases, heartbeats, polls, retry delays and timeouts. Tests pass a
         /// manual clock.
         public var clock: any Clock<Duration>
+        /// Hears each failure of the store that a worker outlives (the database went away, the
+        /// file is locked too long, the disk is full: ``QueueError/Code/database``), before the
+        /// worker tries again. Running bodies go on meanwhile; if the store is away longer than
+        /// a lease, other workers take their jobs and these ends are refused. Other errors (a
+        /// damaged or newer store) end ``DurableQueue/work(maxConcurrency:)``.
+        public var storeTrouble: (@Sendable (QueueError) -> Void)?
 
         public init(
             lease: Duration = .seconds(30), heartbeat: Duration = .seconds(10), poll: Duration = .seconds(1),

@@ -87,21 +87,45 @@ final class QueueWorker: Sendable {
         if let failure { throw failure }
     }
 
+    /// Turns until cancelled. A store that fails with ``QueueError/Code/database`` is tried
+    /// again after a pause that doubles from 100 ms to 5 s (reset by a turn that works); other
+    /// errors end the work.
     private func loop() async throws {
+        var turns = Turns()
+        var pause = Duration.milliseconds(100)
+        while true {
+            do {
+                try await turn(&turns)
+                pause = .milliseconds(100)
+            } catch let error as QueueError where error.code == .database {
+                options.storeTrouble?(error)
+                try await clock.sleep(for: pause)
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+    }
+
+    /// When the worker last took back expired leases and pruned.
+    private struct Turns {
         var lastReap: Int64?
         var lastPrune: Int64?
+    }
+
+    /// One turn: reaps and prunes when due, records the gathered ends and claims in one
+    /// transaction, starts the claimed jobs, and waits for the next turn.
+    private func turn(_ turns: inout Turns) async throws {
         let reapEvery = max(1, QueueClock.milliseconds(options.lease) / 2)
         let pruneEvery = max(60_000, QueueClock.milliseconds(options.retention) / 10)
-        while true {
+        do {
             try Task.checkCancellation()
             var rung = queue.doorbell.version
             var now = clock.now()
-            if lastReap.map({ now - $0 >= reapEvery }) ?? true {
-                lastReap = now
+            if turns.lastReap.map({ now - $0 >= reapEvery }) ?? true {
+                turns.lastReap = now
                 if try await store.reap(now: now, poisonLimit: options.poisonLimit) > 0 { queue.doorbell.ring() }
             }
-            if lastPrune.map({ now - $0 >= pruneEvery }) ?? true {
-                lastPrune = now
+            if turns.lastPrune.map({ now - $0 >= pruneEvery }) ?? true {
+                turns.lastPrune = now
                 try await prune(now: now)
             }
             // The ends gathered since the last turn and the next claim: one transaction.
@@ -111,14 +135,19 @@ final class QueueWorker: Sendable {
             now = clock.now()
             guard !ends.isEmpty || (free > 0 && !kinds.isEmpty) else {
                 try await idle(after: rung, free: free, kinds: kinds, now: now)
-                continue
+                return
             }
             let claimed: [ClaimedJob]
             do {
-                claimed = try await store.finishAndClaim(
-                    ends, kinds: free > 0 ? kinds : [], limit: max(0, free), owner: owner, now: now,
-                    leaseUntil: now + QueueClock.milliseconds(options.lease)
-                ).claimed
+                // In a task of its own, which cancelling `work` does not cancel: a transaction
+                // that committed returns its claims, which the shutdown then releases (rather
+                // than leaving them to their leases, each counted as a crash).
+                let (store, owner, at, leaseUntil) = (store, owner, now, now + QueueClock.milliseconds(options.lease))
+                claimed = try await Task {
+                    try await store.finishAndClaim(
+                        ends, kinds: free > 0 ? kinds : [], limit: max(0, free), owner: owner, now: at, leaseUntil: leaseUntil
+                    ).claimed
+                }.value
             } catch {
                 state.withLock { $0.ends = ends + $0.ends }
                 throw error
