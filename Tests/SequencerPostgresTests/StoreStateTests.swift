@@ -184,6 +184,18 @@ import SequencerQueue
             #expect(try await steps.enqueue(Steps.job()).rawValue > c.rawValue)
         }
     }
+
+    @Test(arguments: StoreKind.testable)
+    func aSchemaFromANewerSequencerIsRefusedAndLeftUntouched(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            let a = try await steps.enqueue(Steps.job())
+            try await steps.markNewer()
+            let refused = await #expect(throws: QueueError.self) { _ = try await steps.reopen() }
+            #expect(refused?.code == .newerVersion)
+            #expect(refused?.message.contains("version 99") == true && refused?.message.contains("left untouched") == true)
+            #expect(try await steps.state(a) == .available, "its jobs are still there")
+        }
+    }
 }
 
 extension Steps {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Sequencer
 import SequencerPostgres
 import SequencerQueue
@@ -24,16 +25,21 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
         case .sqlite:
             let directory = try TemporaryDirectory()
             let path = directory.file("queue.sqlite")
-            let steps = Steps(store: try SQLiteQueueStore(path: path)) { try SQLiteQueueStore(path: path) }
+            let steps = Steps(store: try SQLiteQueueStore(path: path), reopen: { try SQLiteQueueStore(path: path) }) {
+                try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
+            }
             try await body(steps)
         case .postgres:
             try await TestServer.withDatabase { url in
                 let opened = Locked<[PostgresQueueStore]>([])
-                let steps = Steps(store: try await PostgresQueueStore(url: url)) {
-                    let store = try await PostgresQueueStore(url: url)
-                    opened.withLock { $0.append(store) }
-                    return store
-                }
+                let steps = Steps(
+                    store: try await PostgresQueueStore(url: url),
+                    reopen: {
+                        let store = try await PostgresQueueStore(url: url)
+                        opened.withLock { $0.append(store) }
+                        return store
+                    }
+                ) { try await TestServer.admin(url, "INSERT INTO sequencer.migrations (version) VALUES (99)") }
                 opened.withLock { if let store = steps.store as? PostgresQueueStore { $0.append(store) } }
                 var failure: (any Error)?
                 do { try await body(steps) } catch { failure = error }
@@ -48,10 +54,16 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
 struct Steps: Sendable {
     let store: any QueueStore
     let reopen: @Sendable () async throws -> any QueueStore
+    /// Marks the store's schema as written by a newer Sequencer (version 99).
+    let markNewer: @Sendable () async throws -> Void
 
-    init(store: any QueueStore, reopen: @escaping @Sendable () async throws -> any QueueStore) {
+    init(
+        store: any QueueStore, reopen: @escaping @Sendable () async throws -> any QueueStore,
+        markNewer: @escaping @Sendable () async throws -> Void
+    ) {
         self.store = store
         self.reopen = reopen
+        self.markNewer = markNewer
     }
 
     static func job(
