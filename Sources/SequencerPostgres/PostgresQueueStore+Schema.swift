@@ -5,14 +5,17 @@ import SequencerQueue
 extension PostgresQueueStore {
     /// Creates the schema, or migrates it to this build's version, in one transaction under an
     /// advisory lock. Refuses a schema from a newer Sequencer, before changing anything.
+    ///
+    /// The lock is taken before the transaction begins: a transaction that began before
+    /// another process committed the schema could still see it missing in its catalog caches.
     static func prepareSchema(_ connection: PostgresConnection, location: String, logger: Logger) async throws {
         if let version = try await schemaVersion(connection, logger) {
             try refuseNewer(version, location: location)
             if version == PostgresSchema.current { return }
         }
+        try await connection.rows("SELECT pg_advisory_lock(\(PostgresSchema.lockKey))", logger)
         try await connection.rows("BEGIN", logger)
         do {
-            try await connection.rows("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger)
             // Read again under the lock: another process may have made it meanwhile.
             let version = try await schemaVersion(connection, logger) ?? 0
             try refuseNewer(version, location: location)
@@ -34,13 +37,21 @@ extension PostgresQueueStore {
             try await connection.rows("COMMIT", logger)
         } catch {
             _ = try? await connection.rows("ROLLBACK", logger)
+            _ = try? await connection.rows("SELECT pg_advisory_unlock(\(PostgresSchema.lockKey))", logger)
             throw error
         }
+        try await connection.rows("SELECT pg_advisory_unlock(\(PostgresSchema.lockKey))", logger)
     }
 
     /// The schema's version; nil when there is none.
     static func schemaVersion(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int? {
-        let exists = try await connection.rows("SELECT to_regclass('sequencer.migrations') IS NOT NULL", logger)
+        // The catalog read as a table, with this statement's snapshot (`to_regclass` may answer
+        // from a stale cache).
+        let exists = try await connection.rows(
+            """
+            SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                           WHERE n.nspname = 'sequencer' AND c.relname = 'migrations')
+            """, logger)
         guard try exists.first?.decode(Bool.self) == true else { return nil }
         let rows = try await connection.rows("SELECT coalesce(max(version), 0) FROM sequencer.migrations", logger)
         return try rows.first?.decode(Int.self) ?? 0
