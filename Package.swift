@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
         .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
         .library(name: "SequencerQueue", targets: ["SequencerQueue"]),
+        .library(name: "SequencerPostgres", targets: ["SequencerPostgres"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -62,6 +64,16 @@ let package = Package(
         .target(
             name: "SequencerQueue",
             dependencies: ["Sequencer", "SequencerSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SequencerPostgres",
+            dependencies: [
+                "SequencerQueue",
+                "Sequencer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .target(
@@ -150,6 +162,19 @@ let package = Package(
             name: "SequencerQueueTests",
             dependencies: ["SequencerQueue", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerPostgresTests",
+            dependencies: [
+                "SequencerPostgres",
+                "SequencerQueue",
+                "Sequencer",
+                "SequencerTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -76,6 +76,11 @@ public protocol QueueStore: Sendable {
     /// `includingFailures`, failed, cancelled and skipped ones). Returns how many.
     func prune(endedBefore: Int64, includingFailures: Bool) async throws -> Int
 
+    /// Signals from other processes that jobs may have become available (PostgreSQL: its
+    /// notifications), so that an idle worker looks at once rather than at its next poll; nil
+    /// (the default) when the store has none, and workers rely on polling alone.
+    func wakeUps() -> AsyncStream<Void>?
+
     /// Writes everything to the main database file (for SQLite, a checkpoint of the WAL), so
     /// that the file alone is a complete copy. Called on a clean exit.
     func close() async throws
@@ -262,6 +267,9 @@ extension NewDurableJob {
 }
 
 extension QueueStore {
+    /// None: workers find other processes' jobs by polling.
+    public func wakeUps() -> AsyncStream<Void>? { nil }
+
     /// The ends, then the claim, in two transactions: for a store that cannot do both in one.
     public func finishAndClaim(
         _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64

@@ -69,6 +69,8 @@ final class QueueWorker: Sendable {
             }
         }
         let heartbeat = Task { [self] in await beat() }
+        // Other processes' commits that made jobs available wake this worker, as an enqueue here does.
+        let wakeUps = store.wakeUps().map { stream in Task { [queue] in for await _ in stream { queue.doorbell.ring() } } }
         var failure: (any Error)?
         do {
             try await loop()
@@ -77,6 +79,7 @@ final class QueueWorker: Sendable {
             failure = error
         }
         heartbeat.cancel()
+        wakeUps?.cancel()
         state.withLock { $0.stopping = true }
         local.cancel()
         _ = await local.report()

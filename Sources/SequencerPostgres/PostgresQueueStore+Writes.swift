@@ -1,0 +1,155 @@
+import Foundation
+internal import Logging
+internal import PostgresNIO
+import Sequencer
+public import SequencerQueue
+
+extension PostgresQueueStore {
+    public func enqueue(_ jobs: [NewDurableJob], now: Int64) async throws -> [DurableJobID] {
+        guard !jobs.isEmpty else { return [] }
+        let location = description
+        return try await transaction("enqueueing") { connection, logger in
+            var ids: [DurableJobID] = []
+            var available = false
+            for job in jobs {
+                let (id, made) = try await Self.insert(job, now: now, location: location, connection, logger)
+                ids.append(id)
+                available = available || made
+            }
+            if available { try await Self.notify(connection, logger) }
+            return ids
+        }
+    }
+
+    public func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
+        guard limit > 0, !kinds.isEmpty else { return [] }
+        return try await transaction("claiming") { connection, logger in
+            try await Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
+        }
+    }
+
+    public func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool] {
+        guard !ends.isEmpty else { return [] }
+        return try await transaction("recording ends") { connection, logger in
+            try await Self.finish(ends, now: now, connection, logger)
+        }
+    }
+
+    public func finishAndClaim(
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
+        guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return ([], []) }
+        return try await transaction("recording ends and claiming") { connection, logger in
+            let recorded = try await Self.finish(ends, now: now, connection, logger)
+            guard limit > 0, !kinds.isEmpty else { return (recorded, []) }
+            return (recorded, try await Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger))
+        }
+    }
+
+    /// One statement: renews every lease of `owner` (a HOT update: `lease_until` is in no
+    /// index) and returns its running jobs with their cancel flags.
+    public func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
+        let rows = try await rows(
+            "renewing leases",
+            "UPDATE sequencer.jobs SET lease_until = \(leaseUntil) WHERE state = 2 AND owner = \(owner) RETURNING id, cancel_requested")
+        var keep = Set<Int64>()
+        for row in rows {
+            let (id, cancelled) = try row.decode((Int64, Bool).self)
+            if !cancelled { keep.insert(id) }
+        }
+        return jobs.filter { !keep.contains($0.rawValue) }
+    }
+
+    /// One UPDATE takes back every expired lease; its WHERE is checked again on each row it
+    /// changes, so a lease renewed by a heartbeat that committed meanwhile is left alone.
+    public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
+        try await transaction("taking back expired leases") { connection, logger in
+            let poisoned = "crashes + 1 >= $2"
+            let rows = try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        UPDATE sequencer.jobs SET crashes = crashes + 1, owner = NULL, lease_until = NULL, error_code = 'crashed',
+                            state = CASE WHEN \(poisoned) THEN 4 ELSE 1 END,
+                            run_at = CASE WHEN \(poisoned) THEN run_at ELSE $1 END,
+                            ended_at = CASE WHEN \(poisoned) THEN $1 ELSE NULL END,
+                            error = CASE WHEN \(poisoned)
+                                THEN 'its worker ended or lost its lease while running it ' || (crashes + 1) || ' times (the last: '
+                                    || coalesce(owner, '?') || ', attempt ' || attempt || '); failed for good, as poison'
+                                ELSE 'its worker ' || coalesce(owner, '?') || ' ended or lost its lease during attempt ' || attempt END
+                        WHERE state = 2 AND lease_until < $1
+                        RETURNING id, state
+                        """, binds: Self.binds(now, Int64(poisonLimit))), logger)
+            var available = false
+            for row in rows {
+                let (id, state) = try row.decode((Int64, Int).self)
+                if state == DurableJobState.failed.rawValue {
+                    try await Self.skipDependents(of: id, now: now, connection, logger)
+                } else {
+                    available = true
+                }
+            }
+            if available { try await Self.notify(connection, logger) }
+            return rows.count
+        }
+    }
+
+    public func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState? {
+        try await transaction("cancelling") { connection, logger in
+            let rows = try await connection.rows("SELECT state FROM sequencer.jobs WHERE id = \(id.rawValue) FOR UPDATE", logger)
+            guard let raw = try rows.first?.decode(Int.self), let state = DurableJobState(rawValue: raw) else { return nil }
+            switch state {
+            case .waiting, .available:
+                try await connection.rows(
+                    """
+                    UPDATE sequencer.jobs SET state = 5, ended_at = \(now), error_code = 'cancelled', error = 'cancelled before it ran'
+                    WHERE id = \(id.rawValue)
+                    """, logger)
+                try await Self.skipDependents(of: id.rawValue, now: now, connection, logger)
+                return .cancelled
+            case .running:
+                try await connection.rows("UPDATE sequencer.jobs SET cancel_requested = true WHERE id = \(id.rawValue)", logger)
+                return .running
+            default:
+                return state
+            }
+        }
+    }
+
+    public func setLane(_ name: String, width: Int) async throws {
+        guard width >= 1 else {
+            throw QueueError(code: .invalidOption, location: description, message: "lane '\(name)' has width \(width); a lane's width must be at least 1")
+        }
+        _ = try await rows(
+            "declaring lane '\(name)'",
+            "INSERT INTO sequencer.lanes (name, width) VALUES (\(name), \(width)) ON CONFLICT (name) DO UPDATE SET width = excluded.width")
+    }
+
+    public func prune(endedBefore: Int64, includingFailures: Bool) async throws -> Int {
+        let last = includingFailures ? DurableJobState.skipped.rawValue : DurableJobState.succeeded.rawValue
+        let rows = try await rows(
+            "pruning",
+            """
+            WITH gone AS (
+                DELETE FROM sequencer.jobs WHERE state >= 3 AND state <= \(last) AND ended_at < \(endedBefore) RETURNING id
+            ), edges AS (
+                DELETE FROM sequencer.needs USING gone WHERE needs.need = gone.id
+            )
+            SELECT count(*) FROM gone
+            """)
+        return try rows.first?.decode(Int.self) ?? 0
+    }
+
+    // MARK: - Steps of transactions
+
+    /// Wakes the processes listening on ``channel``, when this transaction commits (a
+    /// notification is delivered only then, and several in one transaction are one).
+    static func notify(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.rows("SELECT pg_notify(\(channel), '')", logger)
+    }
+
+    static func binds(_ values: Int64...) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for value in values { bindings.append(value) }
+        return bindings
+    }
+}

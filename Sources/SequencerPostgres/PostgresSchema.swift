@@ -1,0 +1,87 @@
+/// The queue's tables in PostgreSQL, in the schema `sequencer`, one migration per version.
+///
+/// A released migration never changes: a new schema is a new migration appended here. Each
+/// applied version is a row of `sequencer.migrations`; a database with a version this build
+/// does not know was written by a newer Sequencer, and is refused and left untouched.
+enum PostgresSchema {
+    /// The schema that holds the queue's tables, so that they never meet the application's.
+    static let name = "sequencer"
+
+    /// The key of the advisory lock under which the schema is created or migrated: "SEQQ", as
+    /// the SQLite store's application ID. Two workers starting at once take turns; the second
+    /// finds the tables made.
+    static let lockKey: Int64 = 0x5345_5151
+
+    /// The statements of each version, in order (the extended protocol runs one statement per
+    /// query).
+    static let migrations: [[String]] = [v1]
+
+    static var current: Int { migrations.count }
+
+    /// `state` holds DurableJobState's raw values: 0 waiting, 1 available, 2 running,
+    /// 3 succeeded and above ended. An identity column never gives an ID twice, even after the
+    /// job was pruned.
+    ///
+    /// Storage: a job's row is updated several times in its life (claimed, renewed by every
+    /// heartbeat, ended) and deleted when pruned. `fillfactor = 70` leaves 30 % of each page
+    /// free, so that a new version of a row fits on its own page: a heartbeat, which sets only
+    /// `lease_until` (no index holds it: the reaper finds expired leases through the small
+    /// index of running jobs), is a HOT update that writes no index entry; state changes, which
+    /// do touch indexed columns, still stay on the page. The autovacuum thresholds are lowered
+    /// from 20 % of the table to 2 %, without a cost delay: the table's live part (waiting,
+    /// available, running jobs) is small next to its churn, and dead versions left for long make
+    /// every claim's index scan step over them.
+    static let v1 = [
+        """
+        CREATE TABLE sequencer.jobs (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            kind TEXT NOT NULL,
+            input BYTEA NOT NULL,
+            state INTEGER NOT NULL,
+            priority INTEGER NOT NULL,
+            lane TEXT,
+            key TEXT,
+            pending_needs INTEGER NOT NULL DEFAULT 0,
+            run_at BIGINT NOT NULL,
+            attempt INTEGER NOT NULL DEFAULT 0,
+            crashes INTEGER NOT NULL DEFAULT 0,
+            retry TEXT,
+            timeout_ms BIGINT,
+            owner TEXT,
+            lease_until BIGINT,
+            cancel_requested BOOLEAN NOT NULL DEFAULT false,
+            output BYTEA,
+            error_code TEXT,
+            error TEXT,
+            cause BIGINT,
+            enqueued_at BIGINT NOT NULL,
+            started_at BIGINT,
+            ended_at BIGINT
+        ) WITH (
+            fillfactor = 70,
+            autovacuum_vacuum_scale_factor = 0.02,
+            autovacuum_vacuum_insert_scale_factor = 0.02,
+            autovacuum_analyze_scale_factor = 0.02,
+            autovacuum_vacuum_cost_delay = 0
+        )
+        """,
+        // Partial indexes cover only the rows each query reads: available jobs in claim order,
+        // and by run time; running jobs by owner (heartbeats, and the reaper's scan); live jobs
+        // by lane (a lane's slots); live keys (unique: two live jobs never share one); ended
+        // jobs by time (pruning).
+        "CREATE INDEX jobs_available ON sequencer.jobs (priority DESC, id) WHERE state = 1",
+        "CREATE INDEX jobs_run_at ON sequencer.jobs (run_at) WHERE state = 1",
+        "CREATE INDEX jobs_running ON sequencer.jobs (owner) WHERE state = 2",
+        "CREATE INDEX jobs_lane ON sequencer.jobs (lane) WHERE lane IS NOT NULL AND state <= 2",
+        "CREATE UNIQUE INDEX jobs_live_key ON sequencer.jobs (key) WHERE key IS NOT NULL AND state <= 2",
+        "CREATE INDEX jobs_ended ON sequencer.jobs (ended_at) WHERE state >= 3",
+        """
+        CREATE TABLE sequencer.needs (
+            need BIGINT NOT NULL,
+            job BIGINT NOT NULL,
+            PRIMARY KEY (need, job)
+        ) WITH (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.02)
+        """,
+        "CREATE TABLE sequencer.lanes (name TEXT PRIMARY KEY, width INTEGER NOT NULL)",
+    ]
+}

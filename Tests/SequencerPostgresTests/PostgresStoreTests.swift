@@ -1,0 +1,106 @@
+import Foundation
+import Sequencer
+import SequencerPostgres
+import SequencerQueue
+import Testing
+
+/// What only a server shared by many processes can show: claims racing on several connections
+/// and pools, workers creating the schema at once, notifications, and the errors of a wrong URL.
+@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(2)))
+struct PostgresStoreTests {
+    @Test func claimsRacingOnManyConnectionsNeverGetTheSameJob() async throws {
+        try await StoreKind.postgres.withSteps { steps in
+            let ids = try await steps.store.enqueue((0..<300).map { _ in Steps.job() }, now: 0)
+            let claimed = try await Self.race(steps).map(\.id)
+            #expect(claimed.count == Set(claimed).count, "no job claimed twice")
+            #expect(Set(claimed) == Set(ids), "every job claimed")
+            #expect(try await steps.store.counts() == [.running: 300])
+        }
+    }
+
+    @Test func aLaneOfWidthTwoRunsTwoAtOnceAcrossRacingClaims() async throws {
+        try await StoreKind.postgres.withSteps { steps in
+            try await steps.store.setLane("net", width: 2)
+            // More than a claim's page (32) for each claimer: claims meet the lane at once, each
+            // on rows of its own.
+            _ = try await steps.store.enqueue((0..<200).map { _ in Steps.job(lane: "net") }, now: 0)
+            let claimed = try await Self.race(steps)
+            #expect(claimed.count == 2, "two at once across every claimer")
+            #expect(try await steps.store.counts() == [.running: 2, .available: 198])
+        }
+    }
+
+    /// Three stores (three pools, as three processes), two tasks on each, claiming batches of 7
+    /// at once until they get none.
+    static func race(_ steps: Steps) async throws -> [ClaimedJob] {
+        let stores = [steps.store, try await steps.reopen(), try await steps.reopen()]
+        return try await withThrowingTaskGroup(of: [ClaimedJob].self) { group in
+            for (number, store) in stores.enumerated() {
+                for task in 0..<2 {
+                    group.addTask {
+                        var mine: [ClaimedJob] = []
+                        while true {
+                            let batch = try await store.claim(kinds: ["k"], limit: 7, owner: "w\(number).\(task)", now: 0, leaseUntil: 30_000)
+                            if batch.isEmpty { return mine }
+                            mine += batch
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
+    @Test func workersCreatingTheSchemaAtOnceTakeTurns() async throws {
+        try await TestServer.withDatabase { url in
+            let stores = try await withThrowingTaskGroup(of: PostgresQueueStore.self) { group in
+                for _ in 0..<4 { group.addTask { try await PostgresQueueStore(url: url) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(stores.count == 4)
+            let id = try await stores[0].enqueue([Steps.job()], now: 0)
+            #expect(try await stores[3].job(id[0])?.state == .available)
+            for store in stores { try await store.close() }
+        }
+    }
+
+    @Test func aNotificationWakesAListenerInAnotherProcess() async throws {
+        try await StoreKind.postgres.withSteps { steps in
+            let listener = try await steps.reopen()
+            let wakeUps = try #require(listener.wakeUps())
+            var iterator = wakeUps.makeAsyncIterator()
+            // The first element: listening has started.
+            #expect(await iterator.next() != nil)
+            _ = try await steps.enqueue(Steps.job())
+            #expect(await iterator.next() != nil, "woken by the enqueue's commit")
+        }
+    }
+
+    @Test func aWrongPasswordOrServerOrAMissingPermissionIsAClearErrorWithThePasswordMasked() async throws {
+        let server = try await TestServer.url.value
+        var wrong = try #require(URLComponents(string: server))
+        wrong.password = "not-the-password"
+        let refused = await #expect(throws: QueueError.self) { try await PostgresQueueStore(url: try #require(wrong.string)) }
+        #expect(refused?.description.contains("password authentication failed") == true, "\(String(describing: refused))")
+        #expect(refused?.location.contains(":***@") == true && refused?.description.contains("not-the-password") == false)
+
+        var closed = wrong
+        closed.port = 1
+        let unreachable = await #expect(throws: QueueError.self) { try await PostgresQueueStore(url: try #require(closed.string)) }
+        #expect(unreachable?.message.contains("cannot connect") == true, "\(String(describing: unreachable))")
+
+        let malformed = await #expect(throws: QueueError.self) { try await PostgresQueueStore(url: "mysql://me@host/db") }
+        #expect(malformed?.code == .invalidOption)
+
+        let role = "limited_\(UUID().uuidString.prefix(8).lowercased())"
+        try await TestServer.admin(server, "CREATE ROLE \(role) LOGIN PASSWORD 'limited'")
+        try await TestServer.withDatabase { url in
+            var limited = try #require(URLComponents(string: url))
+            limited.user = role
+            limited.password = "limited"
+            let denied = await #expect(throws: QueueError.self) { try await PostgresQueueStore(url: try #require(limited.string)) }
+            #expect(denied?.message.contains("permission denied") == true, "\(String(describing: denied))")
+        }
+        try await TestServer.admin(server, "DROP ROLE \(role)")
+    }
+}
