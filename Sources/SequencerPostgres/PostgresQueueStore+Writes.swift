@@ -11,8 +11,9 @@ extension PostgresQueueStore {
         return try await transaction("enqueueing") { connection, logger in
             var ids: [DurableJobID] = []
             var available = false
-            for job in jobs {
-                let (id, made) = try await Self.insert(job, now: now, location: location, connection, logger)
+            for (position, job) in jobs.enumerated() {
+                let resolved = try job.resolvingBatchNeeds(ids, position: position, location: location)
+                let (id, made) = try await Self.insert(resolved, now: now, location: location, connection, logger)
                 ids.append(id)
                 available = available || made
             }

@@ -26,6 +26,27 @@ import SequencerQueue
     }
 
     @Test(arguments: StoreKind.testable)
+    func aGraphEnqueuedInOneCallNeedsItsOwnJobsByPosition(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            var b = Steps.job()
+            b.needsInBatch = [0]
+            var c = Steps.job()
+            c.needsInBatch = [0, 1]
+            let ids = try await steps.store.enqueue([Steps.job(), b, c], now: 0)
+            #expect(try await steps.store.counts() == [.available: 1, .waiting: 2])
+            let first = try await steps.claim()
+            #expect(first.map(\.id) == [ids[0]])
+            #expect(try await steps.succeed(first[0]))
+            #expect(try await steps.claim().map(\.id) == [ids[1]], "c still needs b")
+            var forward = Steps.job()
+            forward.needsInBatch = [1]
+            let error = await #expect(throws: QueueError.self) { try await steps.store.enqueue([forward, Steps.job()], now: 0) }
+            #expect(error?.code == .unknownNeed)
+            #expect(try await steps.store.counts().values.reduce(0, +) == 3, "nothing of the refused batch was added")
+        }
+    }
+
+    @Test(arguments: StoreKind.testable)
     func aLateEndAfterTheLeaseWasTakenBackIsFencedByAttemptAndOwner(_ kind: StoreKind) async throws {
         try await kind.withSteps { steps in
             let a = try await steps.enqueue(Steps.job())
