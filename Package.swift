@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "sync-queue-example", targets: ["SyncQueueExample"]),
         .executable(name: "offline-commands-example", targets: ["OfflineCommandsExample"]),
         .executable(name: "queue-crash-worker", targets: ["QueueCrashWorker"]),
+        .executable(name: "queue-peer", targets: ["QueuePeer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -118,6 +119,11 @@ let package = Package(
             name: "OfflineCommandsExample",
             dependencies: ["SequencerQueue", "Sequencer"],
             path: "Examples/OfflineCommands",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "QueuePeer",
+            dependencies: ["SequencerQueue", "SequencerPostgres", "Sequencer"],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -6,7 +6,6 @@
 //     swift run -c release sequencer-bench --check    # everything at 10k, once (CI)
 //     swift run -c release sequencer-bench --queue 10000000   # a queue's memory over 10M jobs
 //     swift run -c release sequencer-bench --durable          # a DurableQueue on SQLite, 100k jobs
-//     sequencer-bench --queue-peer CALL ...    # for Scripts/bench-postgres-peers.py (QueuePeer.swift)
 //
 // Every measurement runs in a fresh child process (this executable, re-run with `--one`),
 // so each peak RSS belongs to one measurement alone.
@@ -18,10 +17,6 @@ import Darwin
 #elseif canImport(Musl)
 import Musl
 #endif
-
-if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--queue-peer" {
-    exit(await QueuePeer.run(Array(CommandLine.arguments.dropFirst(2))))
-}
 
 let arguments: BenchArguments
 do {

@@ -1,18 +1,20 @@
 import Dispatch
 import Foundation
 import Sequencer
+import SequencerPostgres
 import SequencerQueue
 
 /// Sequencer's side of `Scripts/bench-postgres-peers.py`: the five calls its `--sequencer-command`
-/// makes, so that a `DurableQueue` is measured exactly as the peers are.
+/// makes, so that a `DurableQueue` is measured exactly as the peers are. An executable of its
+/// own (`queue-peer`), so that the release build of `sequencer-bench` does not build postgres-nio.
 ///
-///     sequencer-bench --queue-peer install URL
-///     sequencer-bench --queue-peer pending-sql
-///     sequencer-bench --queue-peer enqueue URL N
-///     sequencer-bench --queue-peer produce URL RATE SECONDS
-///     sequencer-bench --queue-peer worker URL
+///     queue-peer install URL
+///     queue-peer pending-sql
+///     queue-peer enqueue URL N
+///     queue-peer produce URL RATE SECONDS
+///     queue-peer worker URL
 ///
-/// URL is a PostgreSQL URL, or an SQLite file's path.
+/// URL is a PostgreSQL URL (`postgres://`), or an SQLite file's path.
 enum QueuePeer {
     static func run(_ arguments: [String]) async -> Int32 {
         do {
@@ -33,11 +35,11 @@ enum QueuePeer {
             case ("worker", 2):
                 try await work(url: arguments[1])
             default:
-                throw PeerError("usage: sequencer-bench --queue-peer install URL | pending-sql | enqueue URL N | produce URL RATE SECONDS | worker URL")
+                throw PeerError("usage: queue-peer install URL | pending-sql | enqueue URL N | produce URL RATE SECONDS | worker URL")
             }
             return 0
         } catch {
-            printError("sequencer-bench --queue-peer: \(error)")
+            printError("queue-peer: \(error)")
             return 1
         }
     }
@@ -46,7 +48,7 @@ enum QueuePeer {
     static let pendingSQL = "SELECT count(*) FROM sequencer.jobs WHERE state <= 2"
 
     static func location(_ url: String) -> QueueStoreLocation {
-        .sqlite(path: url)
+        url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") ? .postgres(url: url) : .sqlite(path: url)
     }
 
     static func enqueue(_ count: Int, url: String) async throws {
@@ -102,3 +104,9 @@ enum QueuePeer {
         init(_ description: String) { self.description = description }
     }
 }
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+exit(await QueuePeer.run(Array(CommandLine.arguments.dropFirst())))
