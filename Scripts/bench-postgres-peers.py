@@ -31,7 +31,10 @@ What is measured, for each peer (and for Sequencer with --sequencer-command):
    count; the 50 ms probes, one commit each, are subtracted), and WAL bytes per job from `pg_stat_wal.wal_bytes` (the whole server:
    nothing else runs on it meanwhile; autovacuum of the peer's tables counts, it is the peer's
    churn). Backends send their statistics when they go idle or exit, so "after" is read once the
-   workers and the probe have disconnected and the figure has stopped moving.
+   workers and the probe have disconnected and the figure has stopped moving. And CPU seconds from
+   the go to the workers' exit, of the server (its processes in /proc, those that ended included;
+   "n/a" when it runs on another machine) and of the workers: which side limits the rate, next to
+   the cores times the drain's seconds.
 3. latency, enqueue to start, in steady state: W workers running; one producer process enqueues
    `stamp` jobs one at a time (one transaction each) at a fixed rate (--rate 200/s for
    --seconds 10); each job's input is the wall-clock time taken just before its enqueue call, and
@@ -119,6 +122,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shlex
 import signal
 import subprocess
@@ -464,7 +468,50 @@ def settled_stats(admin, database):
     return int(last[0]), int(last[1])
 
 
-def burn_down(system, admin, url, jobs, workers):
+def process_stat(pid):
+    """(parent pid, CPU seconds of the process and of its children that ended) from /proc."""
+    with open(f"/proc/{pid}/stat") as file:
+        fields = file.read().rsplit(")", 1)[1].split()
+    return int(fields[1]), sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu_seconds(postmaster):
+    """CPU time of the server's processes (those that ended included), or None if not on this machine."""
+    if postmaster is None:
+        return None
+    try:
+        total = process_stat(postmaster)[1]
+    except OSError:
+        return None
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            parent, seconds = process_stat(entry)
+        except OSError:
+            continue  # ended meanwhile
+        if parent == postmaster:
+            total += seconds
+    return total
+
+
+def local_postmaster(admin):
+    """The server's main process when it runs on this machine, else None."""
+    if not (admin.info.host in ("127.0.0.1", "localhost", "::1") or admin.info.host.startswith("/")):
+        return None
+    try:
+        parent = process_stat(admin.info.backend_pid)[0]
+        with open(f"/proc/{parent}/comm") as file:
+            return parent if file.read().strip() == "postgres" else None
+    except OSError:
+        return None
+
+
+def ended_children_cpu_seconds():
+    """CPU time of this process's children that have ended and been waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def burn_down(system, admin, url, jobs, workers, postmaster):
     import psycopg
     with FreshDatabase(admin, url, f"bench_{system.slug}_burn_down") as database:
         system.run("install", database.url)
@@ -484,19 +531,26 @@ def burn_down(system, admin, url, jobs, workers):
         running = system.start_workers(database.url, workers)
         try:
             with connect(database.url) as probe:
+                # CPU from the go: what the workers' start took is taken off.
+                ended_before = ended_children_cpu_seconds()
+                workers_before = sum(process_stat(worker.pid)[1] for worker in running)
+                server_before = server_cpu_seconds(postmaster)
                 start = time.perf_counter()
                 go(running)
                 probes = wait_until_empty(system, probe, pending_sql, running, timeout=3600)
                 seconds = time.perf_counter() - start
         finally:
             stop_workers(system, running)
+        server_after, ended_after = server_cpu_seconds(postmaster), ended_children_cpu_seconds()
         commits_after, wal_after = settled_stats(admin, database.name)
     commits = commits_after - commits_before - probes
     wal = wal_after - wal_before
+    server_cpu = round(server_after - server_before, 2) if server_before is not None and server_after else None
     return {"system": system.name, "measurement": "burn-down", "jobs": jobs, "workers": workers,
             "enqueue_jobs_per_s": round(jobs / enqueue_seconds), "drain_seconds": round(seconds, 3),
             "jobs_per_s": round(jobs / seconds), "commits": commits, "commits_per_job": round(commits / jobs, 3),
-            "commits_per_s": round(commits / seconds), "wal_bytes": wal, "wal_bytes_per_job": round(wal / jobs)}
+            "commits_per_s": round(commits / seconds), "wal_bytes": wal, "wal_bytes_per_job": round(wal / jobs),
+            "server_cpu_seconds": server_cpu, "workers_cpu_seconds": round(ended_after - ended_before - workers_before, 2)}
 
 
 def latency(system, admin, url, workers, rate, seconds):
@@ -531,17 +585,18 @@ def latency(system, admin, url, workers, rate, seconds):
 def print_tables(rows):
     burn = [row for row in rows if row["measurement"] == "burn-down"]
     if burn:
-        print(f"\n{'burn-down':<34}{'enqueue jobs/s':>15}{'drain s':>9}{'jobs/s':>9}{'commits/job':>13}"
-              f"{'commits/s':>11}{'WAL B/job':>11}")
+        print(f"\n{'burn-down':<38}{'enqueue jobs/s':>15}{'drain s':>9}{'jobs/s':>9}{'commits/job':>13}"
+              f"{'commits/s':>11}{'WAL B/job':>11}{'CPU s: server':>15}{'workers':>9}")
         for row in burn:
-            print(f"{row['system']:<34}{row['enqueue_jobs_per_s']:>15}{row['drain_seconds']:>9.2f}"
+            server = "n/a" if row["server_cpu_seconds"] is None else f"{row['server_cpu_seconds']:.1f}"
+            print(f"{row['system']:<38}{row['enqueue_jobs_per_s']:>15}{row['drain_seconds']:>9.2f}"
                   f"{row['jobs_per_s']:>9}{row['commits_per_job']:>13.3f}{row['commits_per_s']:>11}"
-                  f"{row['wal_bytes_per_job']:>11}")
+                  f"{row['wal_bytes_per_job']:>11}{server:>15}{row['workers_cpu_seconds']:>9.1f}")
     late = [row for row in rows if row["measurement"] == "latency"]
     if late:
-        print(f"\n{'latency, enqueue to start':<34}{'jobs':>7}{'rate/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
+        print(f"\n{'latency, enqueue to start':<38}{'jobs':>7}{'rate/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
         for row in late:
-            print(f"{row['system']:<34}{row['jobs']:>7}{row['achieved_rate_per_s']:>8}{row['p50_ms']:>9.2f}"
+            print(f"{row['system']:<38}{row['jobs']:>7}{row['achieved_rate_per_s']:>8}{row['p50_ms']:>9.2f}"
                   f"{row['p99_ms']:>9.2f}{row['max_ms']:>9.2f}")
 
 
@@ -625,7 +680,7 @@ def main():
         rows = []
         for system in systems(args):
             print(f"{system.name}: burn-down ...", file=sys.stderr, flush=True)
-            rows.append(burn_down(system, admin, server.url, args.jobs, args.workers))
+            rows.append(burn_down(system, admin, server.url, args.jobs, args.workers, local_postmaster(admin)))
             print(f"{system.name}: latency ...", file=sys.stderr, flush=True)
             rows.append(latency(system, admin, server.url, args.workers, args.rate, args.seconds))
     print_tables(rows)
