@@ -357,21 +357,36 @@ class System:
         self.name, self.command = name, command
         self.slug = "".join(c if c.isalnum() else "_" for c in name.lower())
 
+    def spawn(self, *arguments, **options):
+        try:
+            return subprocess.Popen([*self.command, *arguments], stdout=subprocess.PIPE, text=True,
+                                    start_new_session=True, **options)
+        except OSError as error:
+            raise BenchError(f"{self.name}: cannot run {self.command[0]}: {error.strerror}")
+
     def run(self, *arguments):
-        done = subprocess.run([*self.command, *arguments], stdout=subprocess.PIPE, text=True,
-                              start_new_session=True)
-        if done.returncode != 0:
-            raise BenchError(f"{self.name}: `{arguments[0]}` exited with {done.returncode} (its errors are above)")
-        return done.stdout
+        process = self.spawn(*arguments)
+        try:
+            output, _ = process.communicate()
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+        if process.returncode != 0:
+            raise BenchError(f"{self.name}: `{arguments[0]}` exited with {process.returncode} (its errors are above)")
+        return output
 
     def start_workers(self, url, count):
         workers = []
         try:
             for _ in range(count):
-                workers.append(subprocess.Popen([*self.command, "worker", url], stdin=subprocess.PIPE,
-                                                stdout=subprocess.PIPE, text=True, start_new_session=True))
+                workers.append(self.spawn("worker", url, stdin=subprocess.PIPE))
             for index, worker in enumerate(workers):
-                if worker.stdout.readline().strip() != "ready":
+                line = worker.stdout.readline()
+                while line and line.strip() != "ready":  # what else it prints first is passed on
+                    print(line, end="", file=sys.stderr)
+                    line = worker.stdout.readline()
+                if not line:
                     raise BenchError(f"{self.name}: worker {index + 1} did not say `ready` (its errors are above)")
         except BaseException:
             for worker in workers:
@@ -562,10 +577,12 @@ def latency(system, admin, url, workers, rate, seconds):
             go(running)
             time.sleep(1)  # the workers listening and idle: steady state
             check_alive(system, running)
-            words = system.run("produce", database.url, str(rate), str(seconds)).split()
-            if len(words) < 3 or words[0] != "produced":
+            output = system.run("produce", database.url, str(rate), str(seconds))
+            words = next((line.split() for line in output.splitlines() if line.startswith("produced ")), [])
+            try:
+                produced, produce_seconds = int(words[1]), float(words[2])
+            except (IndexError, ValueError):
                 raise BenchError(f"{system.name}: `produce` did not print `produced COUNT SECONDS`")
-            produced, produce_seconds = int(words[1]), float(words[2])
             with connect(database.url) as probe:
                 wait_until_empty(system, probe, pending_sql, running, timeout=120)
         finally:
