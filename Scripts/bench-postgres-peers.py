@@ -520,10 +520,27 @@ def local_postmaster(admin):
         return None
 
 
-def ended_children_cpu_seconds():
-    """CPU time of this process's children that have ended and been waited for."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+class CPU:
+    """CPU seconds of the server and of the workers, from `start` (the go) to `stop` (after they exited)."""
+
+    def __init__(self, postmaster, workers):
+        self.postmaster, self.workers = postmaster, workers
+
+    @staticmethod
+    def ended_children():
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    def start(self):
+        # What the workers' start took is taken off: their CPU so far, from /proc.
+        self.workers_before = self.ended_children() + sum(process_stat(worker.pid)[1] for worker in self.workers)
+        self.server_before = server_cpu_seconds(self.postmaster)
+
+    def stop(self):
+        """(server seconds or None, workers seconds)."""
+        server_after = server_cpu_seconds(self.postmaster)
+        server = None if self.server_before is None or server_after is None else server_after - self.server_before
+        return server, self.ended_children() - self.workers_before
 
 
 def burn_down(system, admin, url, jobs, workers, postmaster):
@@ -546,26 +563,24 @@ def burn_down(system, admin, url, jobs, workers, postmaster):
         running = system.start_workers(database.url, workers)
         try:
             with connect(database.url) as probe:
-                # CPU from the go: what the workers' start took is taken off.
-                ended_before = ended_children_cpu_seconds()
-                workers_before = sum(process_stat(worker.pid)[1] for worker in running)
-                server_before = server_cpu_seconds(postmaster)
+                cpu = CPU(postmaster, running)
+                cpu.start()
                 start = time.perf_counter()
                 go(running)
                 probes = wait_until_empty(system, probe, pending_sql, running, timeout=3600)
                 seconds = time.perf_counter() - start
         finally:
             stop_workers(system, running)
-        server_after, ended_after = server_cpu_seconds(postmaster), ended_children_cpu_seconds()
+        server_cpu, workers_cpu = cpu.stop()
         commits_after, wal_after = settled_stats(admin, database.name)
     commits = commits_after - commits_before - probes
     wal = wal_after - wal_before
-    server_cpu = round(server_after - server_before, 2) if server_before is not None and server_after else None
     return {"system": system.name, "measurement": "burn-down", "jobs": jobs, "workers": workers,
             "enqueue_jobs_per_s": round(jobs / enqueue_seconds), "drain_seconds": round(seconds, 3),
             "jobs_per_s": round(jobs / seconds), "commits": commits, "commits_per_job": round(commits / jobs, 3),
             "commits_per_s": round(commits / seconds), "wal_bytes": wal, "wal_bytes_per_job": round(wal / jobs),
-            "server_cpu_seconds": server_cpu, "workers_cpu_seconds": round(ended_after - ended_before - workers_before, 2)}
+            "server_cpu_seconds": None if server_cpu is None else round(server_cpu, 2),
+            "workers_cpu_seconds": round(workers_cpu, 2)}
 
 
 def latency(system, admin, url, workers, rate, seconds):
@@ -645,6 +660,8 @@ def parse_arguments():
         parser.error("--procrastinate-concurrency must be positive")
     if args.url and urllib.parse.urlsplit(args.url).scheme not in ("postgres", "postgresql"):
         parser.error(f"--url {redacted(args.url)}: not a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL")
+    if args.json and not os.access(os.path.dirname(os.path.abspath(args.json)), os.W_OK):
+        parser.error(f"--json {args.json}: its directory is not writable")
     peers = [peer for peer in args.peers.split(",") if peer]
     for peer in peers:
         if peer not in PEER_CALLS:
@@ -670,15 +687,16 @@ def systems(args):
     return found
 
 
+def terminated(*_):
+    raise BenchError("stopped by SIGTERM")  # unwinds, so that the workers and the server are stopped
+
+
 def main():
     if sys.argv[1:2] == ["peer"]:
         peer_main(sys.argv[2:])
         return
     args = parse_arguments()
     ensure_venv()
-    def terminated(*_):
-        raise BenchError("stopped by SIGTERM")  # unwinds, so that the workers and the server are stopped
-
     signal.signal(signal.SIGTERM, terminated)
     with Server(args.url, args.postgres_script) as server, connect(server.url) as admin:
         settings = {name: admin.execute(f"SHOW {name}").fetchone()[0]
