@@ -5,11 +5,6 @@ import SequencerQueue
 /// `runs` and `show` against a durable queue (`--queue`): the runs that `sequencer run --queue`
 /// submitted, read from any machine.
 enum QueueHistory {
-    /// A workflow's name in a queue, from its file's path: its directory's name.
-    static func workflowName(ofFile path: String) -> String {
-        URL(fileURLWithPath: absolutePath(path)).deletingLastPathComponent().lastPathComponent
-    }
-
     struct RunEntry: Encodable {
         var id: Int64
         var workflow: String
@@ -60,9 +55,37 @@ enum QueueHistory {
         var worker: String?
     }
 
+    /// A run with its jobs: what `show --queue --json` and `run --queue --json` print. The run's
+    /// keys are those of `runs --json`, with its ID also as `run`.
     struct Document: Encodable {
         var run: RunEntry
         var jobs: [JobEntry]
+
+        init(_ run: QueueRun, jobs: [JobEntry]) {
+            self.run = RunEntry(run)
+            self.jobs = jobs
+        }
+
+        private enum Keys: String, CodingKey { case run, jobs }
+
+        func encode(to encoder: any Encoder) throws {
+            try run.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(run.id, forKey: .run)
+            try container.encode(jobs, forKey: .jobs)
+        }
+    }
+
+    /// The run's jobs with their last attempts (time, exit, worker).
+    static func jobEntries(of run: QueueRunID, in store: any RunStore, jobs: [QueueRunJob]) async throws -> [JobEntry] {
+        let attempts = try await store.attempts(of: run)
+        let last = Dictionary(attempts.map { ($0.job, $0) }) { a, b in a.attempt > b.attempt || (a.attempt == b.attempt && a.endedAt > b.endedAt) ? a : b }
+        return jobs.map { entry in
+            let attempt = last[entry.job.id]
+            return JobEntry(
+                name: entry.name, state: "\(entry.job.state)", attempts: entry.job.attempts, error: entry.job.error,
+                duration: attempt.map { Double($0.endedAt - $0.startedAt) / 1000 }, exit: attempt?.summary, worker: attempt?.worker)
+        }
     }
 
     static func show(
@@ -79,8 +102,6 @@ enum QueueHistory {
             throw ExitCode(ExitStatus.invalid)
         }
         let jobs = try await store.jobs(of: run.id)
-        let attempts = try await store.attempts(of: run.id)
-        let last = Dictionary(attempts.map { ($0.job, $0) }) { a, b in a.attempt > b.attempt || (a.attempt == b.attempt && a.endedAt > b.endedAt) ? a : b }
         if let output {
             guard let job = jobs.first(where: { $0.name == output }) else {
                 printError("error: run #\(run.id) has no job '\(output)'")
@@ -89,13 +110,8 @@ enum QueueHistory {
             if let data = try await store.output(of: job.job.id, attempt: nil) { FileHandle.standardOutput.write(data) }
             return
         }
-        let entries = jobs.map { entry in
-            let attempt = last[entry.job.id]
-            return JobEntry(
-                name: entry.name, state: "\(entry.job.state)", attempts: entry.job.attempts, error: entry.job.error,
-                duration: attempt.map { Double($0.endedAt - $0.startedAt) / 1000 }, exit: attempt?.summary, worker: attempt?.worker)
-        }
-        if json { return printJSON(Document(run: RunEntry(run), jobs: entries)) }
+        let entries = try await jobEntries(of: run.id, in: store, jobs: jobs)
+        if json { return printJSON(Document(run, jobs: entries)) }
         print("run #\(run.id) of \(run.workflow) (from \(run.origin)): \(run.state.rawValue), \(jobs.count) jobs, started \(timestamp(run.createdAt * 1_000_000))"
               + (run.endedAt.map { ", took \(seconds(Double($0 - run.createdAt) / 1000))" } ?? ""))
         var rows = [["JOB", "STATE", "ATTEMPTS", "EXIT", "TIME", "WORKER"]]

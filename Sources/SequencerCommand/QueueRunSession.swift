@@ -30,7 +30,7 @@ struct QueueRunSession {
         var batch = DurableQueue.Batch()
         var added: [String: DurableQueue.Batch.Job] = [:]
         var names: [String] = []
-        for job in Self.needsFirst(file.jobs) {
+        for job in ShellWorkflow.needsFirst(file.jobs) {
             added[job.name] = try batch.add(
                 QueueShellJob.kind(ofWorkflow: name), QueueShellJob(job, in: file), needs: job.needs.compactMap { added[$0.name] },
                 priority: job.priority, lane: job.lane.map { QueueShellJob.lane($0, ofWorkflow: name) }, timeout: job.timeout, retry: job.retry)
@@ -53,23 +53,31 @@ struct QueueRunSession {
             },
             again: {})
         defer { interrupts.stop() }
+        guard try await store.run(run) != nil else {
+            printError("error: --queue \(location): there is no run \(run) (never submitted, or deleted)")
+            return ExitStatus.invalid
+        }
         var seen: [DurableJobID: DurableJobState] = [:]
+        // One read of the run's jobs per look; the run itself (its counts, whether it was
+        // cancelled) is read once they have all ended.
         while true {
-            guard let stored = try await store.run(run) else {
-                printError("error: --queue \(location): there is no run \(run) (never submitted, or deleted)")
-                return ExitStatus.invalid
-            }
             let jobs = try await store.jobs(of: run)
             let names = Dictionary(jobs.map { ($0.job.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             for entry in jobs where seen[entry.job.id] != entry.job.state {
                 seen[entry.job.id] = entry.job.state
                 try await report(entry, names: names)
             }
-            if stored.state != .running {
-                summarize(stored, jobs: jobs)
-                if json { print(try Self.json(stored, jobs: jobs)) }
-                if cancelled.withLock({ $0 }) { return ExitStatus.interrupted }
-                return stored.state == .succeeded ? ExitStatus.succeeded : ExitStatus.failed
+            if !jobs.contains(where: { $0.job.state.isLive }) {
+                guard let ended = try await store.run(run) else {
+                    printError("error: --queue \(location): run \(run) was deleted while it was followed")
+                    return ExitStatus.invalid
+                }
+                if ended.state != .running {
+                    summarize(ended)
+                    if json { printJSON(QueueHistory.Document(ended, jobs: try await QueueHistory.jobEntries(of: run, in: store, jobs: jobs))) }
+                    if cancelled.withLock({ $0 }) { return ExitStatus.interrupted }
+                    return ended.state == .succeeded ? ExitStatus.succeeded : ExitStatus.failed
+                }
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -95,50 +103,9 @@ struct QueueRunSession {
         }
     }
 
-    private func summarize(_ run: QueueRun, jobs: [QueueRunJob]) {
+    private func summarize(_ run: QueueRun) {
         let parts = DurableJobState.allCases.compactMap { state in run.counts[state].map { "\($0) \(state)" } }
         let took = run.endedAt.map { seconds(.milliseconds($0 - run.createdAt)) } ?? ""
         write("run \(run.id) \(run.state.rawValue): \(parts.joined(separator: ", ")) in \(took)\n", to: progress)
-    }
-
-    /// The run and its jobs as JSON, for `--json`.
-    static func json(_ run: QueueRun, jobs: [QueueRunJob]) throws -> String {
-        struct Job: Encodable {
-            var name: String
-            var state: String
-            var attempts: Int
-            var startedAt: Int64?
-            var endedAt: Int64?
-            var error: String?
-        }
-        struct Report: Encodable {
-            var run: Int64
-            var workflow: String
-            var state: String
-            var jobs: [Job]
-        }
-        let report = Report(
-            run: run.id.rawValue, workflow: run.workflow, state: run.state.rawValue,
-            jobs: jobs.map {
-                Job(name: $0.name, state: "\($0.job.state)", attempts: $0.job.attempts, startedAt: $0.job.startedAt, endedAt: $0.job.endedAt,
-                    error: $0.job.error)
-            })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(report), as: UTF8.self)
-    }
-
-    /// The jobs with each after those it needs, otherwise in file order.
-    static func needsFirst(_ jobs: [WorkflowFile.Job]) -> [WorkflowFile.Job] {
-        let byName = Dictionary(jobs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var placed: Set<String> = []
-        var ordered: [WorkflowFile.Job] = []
-        func place(_ job: WorkflowFile.Job) {
-            guard placed.insert(job.name).inserted else { return }
-            for need in job.needs { if let needed = byName[need.name] { place(needed) } }
-            ordered.append(job)
-        }
-        for job in jobs { place(job) }
-        return ordered
     }
 }

@@ -29,8 +29,11 @@ struct QueueShellJob: Codable, Sendable {
 
     /// A workflow's name in a queue: its directory's name (a workflow file is named for the
     /// project it sits in).
-    static func workflowName(of file: WorkflowFile) -> String {
-        URL(fileURLWithPath: file.directory).standardizedFileURL.lastPathComponent
+    static func workflowName(of file: WorkflowFile) -> String { workflowName(ofFile: file.path) }
+
+    /// A workflow's name in a queue, from its file's path alone (for `runs` and `show`).
+    static func workflowName(ofFile path: String) -> String {
+        URL(fileURLWithPath: absolutePath(path)).standardizedFileURL.deletingLastPathComponent().lastPathComponent
     }
 
     /// A lane of a workflow in the queue: lanes are the queue's, shared by every workflow, so

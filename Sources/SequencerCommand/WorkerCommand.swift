@@ -139,10 +139,7 @@ struct QueueShellBody: Sendable {
         var exit: ProcessExit?
         var summary: String
         do {
-            for output in job.outputs {
-                let parent = URL(fileURLWithPath: output.hasPrefix("/") ? output : directory + "/" + output).deletingLastPathComponent()
-                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-            }
+            try ShellWorkflow.makeParentDirectories(of: job.outputs, in: directory)
             let ended = try await runner.run(.shell(job.command, environment: environment, directory: directory), outputPath: logPath)
             exit = ended
             summary = ended.description

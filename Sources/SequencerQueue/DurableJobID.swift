@@ -1,21 +1,29 @@
 /// The ID of a job in a durable queue: given by ``DurableQueue/enqueue(_:_:key:needs:priority:lane:timeout:retry:runAt:)``,
 /// kept in the store, valid across launches and processes. `needs:` takes it.
-public struct DurableJobID: Hashable, Codable, Sendable, Comparable, CustomStringConvertible {
+public struct DurableJobID: StoreRowID, CustomStringConvertible {
     /// The job's number in its store.
     public let rawValue: Int64
 
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
+    public var description: String { "#\(rawValue)" }
+}
+
+/// A row's number in a queue store, as a type of its own: coded as the bare number, ordered by it.
+public protocol StoreRowID: Hashable, Codable, Sendable, Comparable {
+    var rawValue: Int64 { get }
+    init(_ rawValue: Int64)
+}
+
+extension StoreRowID {
+    public init(from decoder: any Decoder) throws { self.init(try decoder.singleValueContainer().decode(Int64.self)) }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
-    public var description: String { "#\(rawValue)" }
-
-    public static func < (lhs: DurableJobID, rhs: DurableJobID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Where a durable job is in its life.

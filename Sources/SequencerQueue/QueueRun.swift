@@ -1,21 +1,12 @@
 public import Foundation
 
 /// The ID of a run kept in a queue store (see ``RunStore``).
-public struct QueueRunID: Hashable, Codable, Sendable, Comparable, CustomStringConvertible {
+public struct QueueRunID: StoreRowID, CustomStringConvertible {
     public let rawValue: Int64
 
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
     public var description: String { "\(rawValue)" }
-
-    public static func < (lhs: QueueRunID, rhs: QueueRunID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A run to create: a workflow's jobs, submitted together.
@@ -71,6 +62,24 @@ public struct QueueRun: Sendable, Hashable {
         self.cancelledAt = cancelledAt
         self.counts = counts
         self.endedAt = endedAt
+    }
+
+    /// A run from its row and its jobs counted by state (`SELECT state, count(*), max(ended_at)
+    /// … GROUP BY state`): it ended when its last job did, once none is live.
+    public init(
+        id: QueueRunID, workflow: String, origin: String, info: String?, createdAt: Int64, cancelledAt: Int64?,
+        groups: [(state: DurableJobState, count: Int, lastEnded: Int64?)]
+    ) {
+        var counts: [DurableJobState: Int] = [:]
+        var endedAt: Int64?
+        for group in groups {
+            counts[group.state, default: 0] += group.count
+            if let ended = group.lastEnded { endedAt = max(endedAt ?? ended, ended) }
+        }
+        let live = counts.contains { $0.key.isLive && $0.value > 0 }
+        self.init(
+            id: id, workflow: workflow, origin: origin, info: info, createdAt: createdAt, cancelledAt: cancelledAt, counts: counts,
+            endedAt: live ? nil : endedAt ?? createdAt)
     }
 
     public var state: State {

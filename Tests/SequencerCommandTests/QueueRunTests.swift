@@ -45,6 +45,13 @@ import Testing
         #expect(succeeded.status == 0, "\(succeeded.output)")
         let report = try JSONSerialization.jsonObject(with: Data(succeeded.stdout.utf8)) as? [String: Any]
         #expect(report?["state"] as? String == "succeeded" && report?["run"] as? Int == 2)
+        let reportJobs = report?["jobs"] as? [[String: Any]]
+        #expect(reportJobs?.count == 1 && reportJobs?.first?["name"] as? String == "a" && reportJobs?.first?["exit"] as? String == "exit code 0")
+        // `show --json` prints the same document as `run --json`.
+        let shownJSON = try await cli.run(["show", "2", "--queue", cli.path("q.sqlite"), "--json"])
+        let document = try JSONSerialization.jsonObject(with: Data(shownJSON.stdout.utf8)) as? [String: Any]
+        #expect(document.map { Set($0.keys) } == report.map { Set($0.keys) }, "\(shownJSON.stdout)")
+        #expect((document?["jobs"] as? [[String: Any]])?.first.map { Set($0.keys) } == reportJobs?.first.map { Set($0.keys) })
         #expect(cli.read("again.txt") == "again\n")
         let stopped = try await stop(worker, in: cli)
         #expect(stopped.stderr.contains("serving workflow"))

@@ -32,31 +32,24 @@ extension SQLiteQueueStore: RunStore {
 
     public func runs(workflow: String?, limit: Int?) async throws -> [QueueRun] {
         try await read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs
-                    WHERE ?1 IS NULL OR workflow = ?1 ORDER BY id DESC LIMIT ?2
-                    """,
-                arguments: [workflow, limit ?? -1])
-            return try rows.map { try Self.run($0, db) }
+            try Self.runs(where: "?1 IS NULL OR workflow = ?1 ORDER BY id DESC LIMIT ?2", arguments: [workflow, limit ?? -1], db)
         }
     }
 
     public func run(_ id: QueueRunID) async throws -> QueueRun? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs WHERE id = ?", arguments: [id.rawValue])
-                .map { try Self.run($0, db) }
-        }
+        try await read { db in try Self.runs(where: "id = ?", arguments: [id.rawValue], db).first }
     }
+
+    /// The job columns that ``job(_:)`` reads, of `jobs` joined to `run_jobs`.
+    private static let runJobColumns = columns.split(separator: ",").map { "jobs.\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
+        .joined(separator: ", ")
 
     public func jobs(of run: QueueRunID) async throws -> [QueueRunJob] {
         try await read { db in
-            let columns = Self.columns.split(separator: ",").map { "jobs.\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }
-            return try Row.fetchAll(
+            try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(columns.joined(separator: ", ")), NULL, run_jobs.name FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
+                    SELECT \(Self.runJobColumns), NULL, run_jobs.name FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
                     WHERE run_jobs.run = ? ORDER BY jobs.id
                     """,
                 arguments: [run.rawValue]
@@ -120,14 +113,9 @@ extension SQLiteQueueStore: RunStore {
 
     public func deleteRuns(keeping: Int, workflow: String?) async throws -> [QueueRun] {
         try await write { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: "SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs WHERE ?1 IS NULL OR workflow = ?1 ORDER BY id DESC",
-                arguments: [workflow])
             var kept: [String: Int] = [:]
             var deleted: [QueueRun] = []
-            for row in rows {
-                let run = try Self.run(row, db)
+            for run in try Self.runs(where: "?1 IS NULL OR workflow = ?1 ORDER BY id DESC", arguments: [workflow], db) {
                 kept[run.workflow, default: 0] += 1
                 guard kept[run.workflow, default: 0] > keeping, run.state != .running else { continue }
                 let jobs = "SELECT job FROM run_jobs WHERE run = ?"
@@ -142,23 +130,28 @@ extension SQLiteQueueStore: RunStore {
         }
     }
 
-    /// A run from its row, with its jobs' counts and end.
-    static func run(_ row: Row, _ db: Database) throws -> QueueRun {
-        let id: Int64 = row[0]
-        var counts: [DurableJobState: Int] = [:]
-        var live = false
-        var endedAt: Int64?
-        for count in try Row.fetchAll(
-            db, sql: "SELECT state, count(*), max(ended_at) FROM jobs JOIN run_jobs ON run_jobs.job = jobs.id WHERE run = ? GROUP BY state",
-            arguments: [id])
+    /// The runs that `condition` selects from `runs`, in its order, each with its jobs counted
+    /// by state: two statements, whatever the number of runs.
+    static func runs(where condition: String, arguments: StatementArguments, _ db: Database) throws -> [QueueRun] {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs WHERE " + condition, arguments: arguments)
+        guard !rows.isEmpty else { return [] }
+        let ids = rows.map { $0[0] as Int64 }
+        var groups: [Int64: [(state: DurableJobState, count: Int, lastEnded: Int64?)]] = [:]
+        for group in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT run, state, count(*), max(ended_at) FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
+                WHERE run IN (SELECT value FROM json_each(?)) GROUP BY run, state
+                """,
+            arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
         {
-            guard let state = DurableJobState(rawValue: count[0]) else { continue }
-            counts[state] = count[1]
-            if state.isLive { live = true }
-            if let ended: Int64 = count[2] { endedAt = max(endedAt ?? ended, ended) }
+            guard let state = DurableJobState(rawValue: group[1]) else { continue }
+            groups[group[0], default: []].append((state, group[2], group[3]))
         }
-        return QueueRun(
-            id: QueueRunID(id), workflow: row[1], origin: row[2], info: row[3], createdAt: row[4], cancelledAt: row[5], counts: counts,
-            endedAt: live ? nil : endedAt ?? row[4])
+        return rows.map { row in
+            QueueRun(
+                id: QueueRunID(row[0]), workflow: row[1], origin: row[2], info: row[3], createdAt: row[4], cancelledAt: row[5],
+                groups: groups[row[0]] ?? [])
+        }
     }
 }

@@ -7,7 +7,7 @@ extension ShellWorkflow {
     ///   - outputs: the job's outputs, relative to `directory` or absolute.
     ///   - directory: the job's working directory.
     /// - Throws: ``OutputDirectoryError`` naming the directory that cannot be created.
-    static func makeParentDirectories(of outputs: [String], in directory: String) throws {
+    public static func makeParentDirectories(of outputs: [String], in directory: String) throws {
         var made: Set<String> = []
         for output in outputs {
             let path = output.hasPrefix("/") ? output : directory + "/" + output

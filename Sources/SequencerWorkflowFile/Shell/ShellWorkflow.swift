@@ -150,7 +150,7 @@ public struct ShellWorkflow: Sendable {
     /// The jobs with every job after the jobs it needs, otherwise in file order (a depth-first
     /// walk of needs, without recursion). The file has no cycles.
     /// - Complexity: O(jobs + needs).
-    static func needsFirst(_ jobs: [WorkflowFile.Job]) -> [WorkflowFile.Job] {
+    public static func needsFirst(_ jobs: [WorkflowFile.Job]) -> [WorkflowFile.Job] {
         var index: [String: Int] = [:]
         for (position, job) in jobs.enumerated() where index[job.name] == nil { index[job.name] = position }
         var placed = [Bool](repeating: false, count: jobs.count)

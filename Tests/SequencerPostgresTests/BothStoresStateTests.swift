@@ -122,6 +122,29 @@ import SequencerQueue
     }
 
     @Test(arguments: StoreKind.testable)
+    func aWidthOneLaneKeepsItsOrderThroughARetryAndAReap(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            try await steps.store.setLane("serial", width: 1)
+            let retry = StoredRetry(maxAttempts: 3, initialMilliseconds: 1_000, multiplier: 1, maximumMilliseconds: 1_000, jitter: 0)
+            let a = try await steps.enqueue(Steps.job(lane: "serial", retry: retry))
+            let b = try await steps.enqueue(Steps.job(lane: "serial"))
+            let first = try await steps.claim(at: 0)
+            #expect(first.map(\.id) == [a])
+            #expect(try await steps.fail(first[0], retryAt: 1_000, at: 10))
+            #expect(try await steps.claim(at: 500).isEmpty, "b waits behind a's retry")
+            let second = try await steps.claim(at: 1_000)
+            #expect(second.map(\.id) == [a] && second.first?.attempt == 2, "a takes its own slot back")
+            #expect(try await steps.succeed(try #require(second.first), at: 1_100))
+            #expect(try await steps.claim(at: 1_100).map(\.id) == [b])
+            let c = try await steps.enqueue(Steps.job(lane: "serial"))
+            #expect(try await steps.claim("w2", at: 1_200).isEmpty, "b runs")
+            #expect(try await steps.store.reap(now: 40_000, poisonLimit: 3) == 1)
+            #expect(try await steps.claim("w3", at: 40_000).map(\.id) == [b], "b, taken back from its dead worker, runs again before c")
+            #expect(try await steps.state(c) == .available)
+        }
+    }
+
+    @Test(arguments: StoreKind.testable)
     func aHeartbeatRenewsLeasesAndNamesCancelledOrLostJobs(_ kind: StoreKind) async throws {
         try await kind.withSteps { steps in
             let a = try await steps.enqueue(Steps.job())
