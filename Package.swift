@@ -92,6 +92,7 @@ let package = Package(
                 "SequencerJournal",
                 "SequencerBuild",
                 "SequencerQueue",
+                "SequencerPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -174,6 +175,7 @@ let package = Package(
             name: "SequencerPostgresTests",
             dependencies: [
                 "SequencerPostgres",
+                "PostgresTestSupport",
                 "SequencerQueue",
                 "Sequencer",
                 "SequencerTestSupport",
@@ -190,7 +192,17 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerCommandTests",
-            dependencies: ["SequencerCommand", "SequencerJournal", "SequencerTestSupport"],
+            dependencies: ["SequencerCommand", "SequencerJournal", "SequencerTestSupport", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: [
+                "SequencerPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PostgresTestSupport",
             swiftSettings: strict
         ),
     ],

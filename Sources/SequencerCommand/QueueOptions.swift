@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import SequencerPostgres
 import SequencerQueue
 
 /// `--queue LOCATION` (or `SEQUENCER_QUEUE`): a durable queue that workers on any process or
 /// machine work, instead of running jobs here.
 struct QueueOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Submit the run to this durable queue (an SQLite file, or sqlite:PATH) for `sequencer worker` processes, and follow it (default: $SEQUENCER_QUEUE).",
+        "Submit the run to this durable queue (an SQLite file, sqlite:PATH, or postgres://user:password@host/database) for `sequencer worker` processes, and follow it (default: $SEQUENCER_QUEUE).",
         valueName: "location"))
     var queue: String?
 
@@ -32,14 +33,25 @@ struct QueueOptions: ParsableArguments {
 
 /// Opening the store a location names.
 enum QueueLocation {
-    /// The store at `location`: an SQLite file path, or `sqlite:PATH`.
+    /// Whether `location` names a PostgreSQL database rather than an SQLite file.
+    static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
+    /// The store at `location`: an SQLite file path, `sqlite:PATH`, or a PostgreSQL URL
+    /// (`postgres://user:password@host:port/database`).
     /// - Throws: a usage error (exit status 2) for a location it cannot open, saying why.
     /// - Parameter create: whether a missing file becomes a new queue (to submit or work); to
-    ///   read runs, a missing file is an error.
-    static func open(_ location: String, create: Bool = true) throws -> any RunStore {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-            printError("error: --queue \(location): PostgreSQL queues are not yet supported by this sequencer; use an SQLite file")
-            throw ExitCode(ExitStatus.invalid)
+    ///   read runs, a missing file is an error. (A PostgreSQL database gets the queue's schema
+    ///   either way: it is made in one transaction, and an empty queue has no runs.)
+    static func open(_ location: String, create: Bool = true) async throws -> any RunStore {
+        if isPostgres(location) {
+            do {
+                return try await PostgresQueueStore(url: location)
+            } catch {
+                printError("error: --queue \(shown(location)): \(error)")
+                throw ExitCode(ExitStatus.invalid)
+            }
         }
         let path = location.hasPrefix("sqlite:") ? String(location.dropFirst("sqlite:".count)) : location
         guard create || FileManager.default.fileExists(atPath: path) else {
@@ -53,4 +65,8 @@ enum QueueLocation {
             throw ExitCode(ExitStatus.invalid)
         }
     }
+
+    /// The location as it may be printed: a URL's password masked
+    /// (`postgres://ci:***@db.internal/builds`).
+    static func shown(_ location: String) -> String { PostgresURL.mask(location) }
 }

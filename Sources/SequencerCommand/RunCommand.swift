@@ -35,13 +35,13 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         if let location = queue.location, let run = queue.attach {
-            let session = QueueRunSession(location: location, store: try QueueLocation.open(location), json: execution.json)
+            let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             throw ExitCode(try await session.follow(QueueRunID(run)))
         }
         let loaded = try expandOrExit(execution.noJournal ? try loadOrExit(file.file) : try CompiledWorkflow.load(file.file))
         let workflowFile = try selectOrExit(loaded, only: only)
         if let location = queue.location {
-            let session = QueueRunSession(location: location, store: try QueueLocation.open(location), json: execution.json)
+            let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             let run = try await session.submit(workflowFile)
             throw ExitCode(try await session.follow(run))
         }

@@ -49,7 +49,7 @@ struct RunsCommand: AsyncParsableCommand {
     func run() async throws {
         if let queue = QueueOptions.location(queueLocation) {
             let workflow = all ? nil : QueueShellJob.workflowName(ofFile: location.file)
-            return try await QueueHistory.listRuns(try QueueLocation.open(queue, create: false), location: queue, workflow: workflow, limit: max(1, limit), json: json)
+            return try await QueueHistory.listRuns(try await QueueLocation.open(queue, create: false), location: QueueLocation.shown(queue), workflow: workflow, limit: max(1, limit), json: json)
         }
         let journal = try location.open()
         let runs: [JournalRun]

@@ -44,7 +44,7 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         if let queue = QueueOptions.location(queueLocation) {
             return try await QueueHistory.show(
-                try QueueLocation.open(queue, create: false), location: queue, selector: run, workflow: QueueShellJob.workflowName(ofFile: location.file),
+                try await QueueLocation.open(queue, create: false), location: QueueLocation.shown(queue), selector: run, workflow: QueueShellJob.workflowName(ofFile: location.file),
                 output: output, json: json)
         }
         let recorded = try location.read(self.run)

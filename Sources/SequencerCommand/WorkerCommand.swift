@@ -22,7 +22,7 @@ struct WorkerCommand: AsyncParsableCommand {
     )
 
     @Option(name: .customLong("queue"), help: ArgumentHelp(
-        "The durable queue: an SQLite file, or sqlite:PATH (default: $SEQUENCER_QUEUE).", valueName: "location"))
+        "The durable queue: an SQLite file, sqlite:PATH, or postgres://user:password@host/database (default: $SEQUENCER_QUEUE).", valueName: "location"))
     var queueLocation: String?
 
     @Option(name: [.customShort("f"), .customLong("file")], help: ArgumentHelp(
@@ -67,13 +67,16 @@ struct WorkerCommand: AsyncParsableCommand {
             }
             workflows.append((name, file))
         }
-        let store = try QueueLocation.open(location)
+        let store = try await QueueLocation.open(location)
+        let shown = QueueLocation.shown(location)
         var options = DurableQueue.Options()
         options.heartbeat = try duration(heartbeat, option: "--heartbeat")
         options.lease = try duration(lease, option: "--lease")
         // An SQLite queue has no notification between processes: a job another process
-        // released is seen at the next look, so look often (a cheap read).
-        options.poll = .milliseconds(200)
+        // released is seen at the next look, so look often (a cheap read). PostgreSQL notifies
+        // (LISTEN/NOTIFY); its poll is only the fallback for a notification lost with a
+        // connection.
+        options.poll = QueueLocation.isPostgres(location) ? .seconds(2) : .milliseconds(200)
         let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
         options.storeTrouble = { error in printError("worker \(worker): \(error); trying again") }
         let queue = DurableQueue(store: store, options: options)
@@ -89,7 +92,7 @@ struct WorkerCommand: AsyncParsableCommand {
             queue.register(QueueShellJob.kind(ofWorkflow: name)) { (job: QueueShellJob, context: JobContext) -> Int in
                 try await body.run(job, context: context)
             }
-            printError("worker \(worker): serving workflow '\(name)' (\(absolutePath(file.directory))) from \(location), \(jobs) at once")
+            printError("worker \(worker): serving workflow '\(name)' (\(absolutePath(file.directory))) from \(shown), \(jobs) at once")
         }
         let working = Task { try await queue.work(maxConcurrency: jobs) }
         let interrupts = Interrupts(
@@ -109,7 +112,7 @@ struct WorkerCommand: AsyncParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            printError("error: the queue \(location): \(error)")
+            printError("error: the queue \(shown): \(error)")
             throw ExitCode(ExitStatus.failed)
         }
     }

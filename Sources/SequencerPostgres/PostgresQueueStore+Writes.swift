@@ -95,24 +95,28 @@ extension PostgresQueueStore {
     }
 
     public func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState? {
-        try await transaction("cancelling") { connection, logger in
-            let rows = try await connection.rows("SELECT state FROM sequencer.jobs WHERE id = \(id.rawValue) FOR UPDATE", logger)
-            guard let raw = try rows.first?.decode(Int.self), let state = DurableJobState(rawValue: raw) else { return nil }
-            switch state {
-            case .waiting, .available:
-                try await connection.rows(
-                    """
-                    UPDATE sequencer.jobs SET state = 5, ended_at = \(now), error_code = 'cancelled', error = 'cancelled before it ran'
-                    WHERE id = \(id.rawValue)
-                    """, logger)
-                try await Self.skipDependents(of: id.rawValue, now: now, connection, logger)
-                return .cancelled
-            case .running:
-                try await connection.rows("UPDATE sequencer.jobs SET cancel_requested = true WHERE id = \(id.rawValue)", logger)
-                return .running
-            default:
-                return state
-            }
+        try await transaction("cancelling") { connection, logger in try await Self.cancel(id, now: now, connection, logger) }
+    }
+
+    /// Cancels a pending job (skipping its dependents) or asks its worker to stop a running one;
+    /// returns the state it was in, or nil when there is no such job.
+    static func cancel(_ id: DurableJobID, now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> DurableJobState? {
+        let rows = try await connection.rows("SELECT state FROM sequencer.jobs WHERE id = \(id.rawValue) FOR UPDATE", logger)
+        guard let raw = try rows.first?.decode(Int.self), let state = DurableJobState(rawValue: raw) else { return nil }
+        switch state {
+        case .waiting, .available:
+            try await connection.rows(
+                """
+                UPDATE sequencer.jobs SET state = 5, ended_at = \(now), error_code = 'cancelled', error = 'cancelled before it ran'
+                WHERE id = \(id.rawValue)
+                """, logger)
+            try await Self.skipDependents(of: id.rawValue, now: now, connection, logger)
+            return .cancelled
+        case .running:
+            try await connection.rows("UPDATE sequencer.jobs SET cancel_requested = true WHERE id = \(id.rawValue)", logger)
+            return .running
+        default:
+            return state
         }
     }
 
@@ -125,13 +129,16 @@ extension PostgresQueueStore {
             "INSERT INTO sequencer.lanes (name, width) VALUES (\(name), \(width)) ON CONFLICT (name) DO UPDATE SET width = excluded.width")
     }
 
+    /// Deletes old ended jobs, but not a run's: those go with their run (``deleteRuns(keeping:workflow:)``).
     public func prune(endedBefore: Int64, includingFailures: Bool) async throws -> Int {
         let last = includingFailures ? DurableJobState.skipped.rawValue : DurableJobState.succeeded.rawValue
         let rows = try await rows(
             "pruning",
             """
             WITH gone AS (
-                DELETE FROM sequencer.jobs WHERE state >= 3 AND state <= \(last) AND ended_at < \(endedBefore) RETURNING id
+                DELETE FROM sequencer.jobs WHERE state >= 3 AND state <= \(last) AND ended_at < \(endedBefore)
+                    AND NOT EXISTS (SELECT 1 FROM sequencer.run_jobs WHERE run_jobs.job = jobs.id)
+                RETURNING id
             ), edges AS (
                 DELETE FROM sequencer.needs USING gone WHERE needs.need = gone.id
             )

@@ -14,7 +14,7 @@ enum PostgresSchema {
 
     /// The statements of each version, in order (the extended protocol runs one statement per
     /// query).
-    static let migrations: [[String]] = [v1]
+    static let migrations: [[String]] = [v1, v2]
 
     static var current: Int { migrations.count }
 
@@ -83,5 +83,47 @@ enum PostgresSchema {
         ) WITH (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.02)
         """,
         "CREATE TABLE sequencer.lanes (name TEXT PRIMARY KEY, width INTEGER NOT NULL)",
+    ]
+
+    /// Runs of a workflow kept in the queue (``QueueRun``), as in the SQLite store's version 2:
+    /// `run_jobs` names the jobs of a run (ordinary jobs, which pruning leaves to
+    /// `deleteRuns`), `attempts` is the log its workers write, one row per attempt, late ones
+    /// included. An attempt's output (up to 8 MiB) is stored out of line by PostgreSQL (TOAST),
+    /// so the log's rows stay small to scan.
+    static let v2 = [
+        """
+        CREATE TABLE sequencer.runs (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            workflow TEXT NOT NULL,
+            origin TEXT NOT NULL,
+            info TEXT,
+            created_at BIGINT NOT NULL,
+            cancelled_at BIGINT
+        )
+        """,
+        "CREATE INDEX runs_workflow ON sequencer.runs (workflow, id)",
+        """
+        CREATE TABLE sequencer.run_jobs (
+            run BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            job BIGINT NOT NULL UNIQUE,
+            PRIMARY KEY (run, name)
+        )
+        """,
+        """
+        CREATE TABLE sequencer.attempts (
+            job BIGINT NOT NULL,
+            attempt INTEGER NOT NULL,
+            worker TEXT NOT NULL,
+            started_at BIGINT NOT NULL,
+            ended_at BIGINT NOT NULL,
+            outcome TEXT NOT NULL,
+            exit_code INTEGER,
+            signal INTEGER,
+            summary TEXT NOT NULL,
+            output BYTEA,
+            PRIMARY KEY (job, attempt, worker)
+        )
+        """,
     ]
 }

@@ -1,18 +1,18 @@
 import Foundation
-internal import PostgresNIO
+package import PostgresNIO
 import SequencerQueue
 
 /// A `postgres://user:password@host:port/database?sslmode=...` URL, read into a client
 /// configuration; shown with its password masked.
-struct PostgresURL: Sendable, CustomStringConvertible {
+package struct PostgresURL: Sendable, CustomStringConvertible {
     /// The pool's configuration.
-    let configuration: PostgresClient.Configuration
+    package let configuration: PostgresClient.Configuration
     /// One connection's, for the first one: it fails at once, where the pool would retry.
-    let connection: PostgresConnection.Configuration
+    package let connection: PostgresConnection.Configuration
     /// The URL with its password as `***`: what errors and descriptions show.
-    let description: String
+    package let description: String
 
-    init(_ text: String) throws {
+    package init(_ text: String) throws {
         let masked = Self.mask(text)
         func refuse(_ why: String) -> QueueError {
             QueueError(code: .invalidOption, location: masked, message: "not a PostgreSQL URL: \(why) (expected postgres://user:password@host:port/database)")
@@ -57,7 +57,7 @@ struct PostgresURL: Sendable, CustomStringConvertible {
     }
 
     /// The URL with the password between `:` and `@` replaced by `***`.
-    static func mask(_ text: String) -> String {
+    package static func mask(_ text: String) -> String {
         guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@"),
             let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
         else { return text }

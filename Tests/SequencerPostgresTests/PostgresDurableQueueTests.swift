@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Sequencer
 import SequencerPostgres
 import SequencerQueue

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Sequencer
 import SequencerPostgres
 import SequencerQueue
@@ -61,6 +62,22 @@ struct PostgresStoreTests {
             let id = try await stores[0].enqueue([Steps.job()], now: 0)
             #expect(try await stores[3].job(id[0])?.state == .available)
             for store in stores { try await store.close() }
+        }
+    }
+
+    @Test func aVersionOneSchemaIsMigratedToRunsKeepingItsJobs() async throws {
+        try await TestServer.withDatabase { url in
+            let first = try await PostgresQueueStore(url: url)
+            let id = try await first.enqueue([Steps.job()], now: 0)
+            try await first.close()
+            // Back to version 1, as the first Sequencer with PostgreSQL left it.
+            try await TestServer.admin(
+                url, "DROP TABLE sequencer.runs, sequencer.run_jobs, sequencer.attempts", "DELETE FROM sequencer.migrations WHERE version = 2")
+            let store = try await PostgresQueueStore(url: url)
+            #expect(try await store.job(id[0])?.state == .available)
+            let (run, _) = try await store.createRun(NewQueueRun(workflow: "w", origin: "o"), jobs: [("a", Steps.job())], now: 1)
+            #expect(try await store.jobs(of: run).map(\.name) == ["a"])
+            try await store.close()
         }
     }
 

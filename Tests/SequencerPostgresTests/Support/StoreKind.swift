@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PostgresTestSupport
 import Sequencer
 import SequencerPostgres
 import SequencerQueue
@@ -96,4 +97,9 @@ struct Steps: Sendable {
     }
 
     func state(_ id: DurableJobID) async throws -> DurableJobState? { try await store.job(id)?.state }
+}
+
+extension TestServer {
+    /// Why the PostgreSQL suites are skipped, when they are.
+    static var skipReason: Comment { Comment(rawValue: skipMessage) }
 }

@@ -1,29 +1,28 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Testing
-@testable import SequencerPostgres
+import SequencerPostgres
 
 /// The PostgreSQL server the tests use: `SEQUENCER_TEST_POSTGRES_URL` when it is set (CI starts
 /// one with `Scripts/postgres.sh`), or else one this test process starts once with that script,
 /// from Debian's binaries, and that stops when this process ends (the script watches it). Each
 /// test gets a database of its own, so tests run in parallel.
-enum TestServer {
-    static let variable = "SEQUENCER_TEST_POSTGRES_URL"
+public enum TestServer {
+    public static let variable = "SEQUENCER_TEST_POSTGRES_URL"
 
     /// Whether PostgreSQL tests can run: a server is given, or the binaries to start one exist.
-    /// Only when neither holds are they skipped (see ``skipReason``).
-    static let available: Bool = ProcessInfo.processInfo.environment[variable] != nil || binariesExist
+    /// Only when neither holds are they skipped (see ``skipMessage``).
+    public static let available: Bool = ProcessInfo.processInfo.environment[variable] != nil || binariesExist
 
-    static let skipReason: Comment = "no PostgreSQL: neither SEQUENCER_TEST_POSTGRES_URL nor initdb and pg_ctl under /usr/lib/postgresql/*/bin (install Debian's postgresql package)"
+    public static let skipMessage = "no PostgreSQL: neither SEQUENCER_TEST_POSTGRES_URL nor initdb and pg_ctl under /usr/lib/postgresql/*/bin (install Debian's postgresql package)"
 
-    static var binariesExist: Bool {
+    public static var binariesExist: Bool {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         return versions.contains { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/pg_ctl") }
     }
 
     /// The server's URL, to its `postgres` database.
-    static let url = Task<String, any Error> {
+    public static let url = Task<String, any Error> {
         if let url = ProcessInfo.processInfo.environment[variable] { return url }
         return try await start()
     }
@@ -32,8 +31,7 @@ enum TestServer {
     /// the script on a thread of its own (a blocking wait on Swift's pool, two threads here,
     /// would hold up every test).
     private static func start() async throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sequencer-postgres-start-\(UUID().uuidString).txt").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         var actions = posix_spawn_file_actions_t()
@@ -68,7 +66,7 @@ enum TestServer {
     }
 
     /// A new database, dropped after `body`: its URL.
-    static func withDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+    public static func withDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
         let server = try await url.value
         let name = "test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         try await admin(server, "CREATE DATABASE \(name)")
@@ -88,7 +86,7 @@ enum TestServer {
     static let logger = Logger(label: "sequencer.postgres.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Runs statements on one connection of their own to `url`.
-    static func admin(_ url: String, _ statements: String...) async throws {
+    public static func admin(_ url: String, _ statements: String...) async throws {
         let connection = try await PostgresConnection.connect(configuration: PostgresURL(url).connection, id: 1, logger: logger)
         do {
             for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
