@@ -114,6 +114,8 @@ extension PostgresQueueStore {
             return .cancelled
         case .running:
             try await connection.rows("UPDATE sequencer.jobs SET cancel_requested = true WHERE id = \(id.rawValue)", logger)
+            // Its worker hears it when this commits (several in one transaction are one).
+            try await connection.rows("SELECT pg_notify(\(cancelChannel), '')", logger)
             return .running
         default:
             return state

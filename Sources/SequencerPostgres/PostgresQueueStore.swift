@@ -11,7 +11,8 @@ public import SequencerQueue
 /// and never wait for each other's rows; a lane's row is locked while a claim counts its slots,
 /// so a lane's width holds across the fleet. Ends are fenced by attempt and owner, and release
 /// their dependents by a counter in the same transaction. A transaction that makes jobs
-/// available notifies the channel `sequencer_jobs` (see ``wakeUps()``).
+/// available notifies the channel `sequencer_jobs` (see ``wakeUps()``); one that asks a running
+/// job to stop notifies `sequencer_cancels` (see ``cancelNotices()``).
 ///
 /// Opening it creates the schema `sequencer` and its tables when they are not there (under an
 /// advisory lock, so that workers starting at once do not race), and migrates an older schema.
@@ -30,6 +31,8 @@ public final class PostgresQueueStore: QueueStore, CustomStringConvertible {
 
     /// The channel that transactions making jobs available notify.
     static let channel = "sequencer_jobs"
+    /// The channel that transactions asking running jobs to stop notify.
+    static let cancelChannel = "sequencer_cancels"
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and
     /// creates or migrates the queue's schema.
@@ -146,7 +149,17 @@ extension PostgresQueueStore {
     /// (`LISTEN sequencer_jobs`, on a connection of the pool held while the stream is consumed),
     /// and one once listening starts or starts again after a lost connection: what was
     /// notified meanwhile is looked for then. Notifications are hints; the workers' poll stays.
-    public func wakeUps() -> AsyncStream<Void>? {
+    public func wakeUps() -> AsyncStream<Void>? { listen(on: Self.channel) }
+
+    /// An element each time a transaction that asked a running job to stop commits, in any
+    /// process (`LISTEN sequencer_cancels`), and one once listening starts or starts again:
+    /// the worker's heartbeat then asks which of its jobs to stop. The heartbeat's answer stays
+    /// the rule; a lost notification only delays a stop to the next heartbeat.
+    public func cancelNotices() -> AsyncStream<Void>? { listen(on: Self.cancelChannel) }
+
+    /// `LISTEN channel` on a connection of the pool, with reconnection, until the stream's
+    /// consumer stops or the store is closed.
+    private func listen(on channel: String) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let client = client
         let pool = pool
@@ -154,7 +167,7 @@ extension PostgresQueueStore {
             while !Task.isCancelled, !pool.isCancelled {
                 do {
                     try await client.withConnection { connection in
-                        try await connection.listen(on: Self.channel) { notifications in
+                        try await connection.listen(on: channel) { notifications in
                             continuation.yield()
                             for try await _ in notifications { continuation.yield() }
                         }

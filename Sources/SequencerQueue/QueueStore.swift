@@ -81,6 +81,11 @@ public protocol QueueStore: Sendable {
     /// (the default) when the store has none, and workers rely on polling alone.
     func wakeUps() -> AsyncStream<Void>?
 
+    /// Signals from other processes that a running job was asked to stop (PostgreSQL: its
+    /// notifications), so that a worker asks at once (its heartbeat's answer names the jobs to
+    /// stop) rather than at its next heartbeat; nil (the default) when the store has none.
+    func cancelNotices() -> AsyncStream<Void>?
+
     /// Writes everything to the main database file (for SQLite, a checkpoint of the WAL), so
     /// that the file alone is a complete copy. Called on a clean exit.
     func close() async throws
@@ -269,6 +274,9 @@ extension NewDurableJob {
 extension QueueStore {
     /// None: workers find other processes' jobs by polling.
     public func wakeUps() -> AsyncStream<Void>? { nil }
+
+    /// None: workers hear of cancels at their next heartbeat.
+    public func cancelNotices() -> AsyncStream<Void>? { nil }
 
     /// The ends, then the claim, in two transactions: for a store that cannot do both in one.
     public func finishAndClaim(

@@ -68,7 +68,10 @@ final class QueueWorker: Sendable {
                 if case .finished(let id, let status) = event { ended(id, status) }
             }
         }
-        let heartbeat = Task { [self] in await beat() }
+        // A cancel heard from another process makes the heartbeat come at once.
+        let beatNow = Doorbell()
+        let heartbeat = Task { [self] in await beat(beatNow) }
+        let cancelNotices = store.cancelNotices().map { stream in Task { for await _ in stream { beatNow.ring() } } }
         // Other processes' commits that made jobs available wake this worker, as an enqueue here does.
         let wakeUps = store.wakeUps().map { stream in Task { [queue] in for await _ in stream { queue.doorbell.ring() } } }
         var failure: (any Error)?
@@ -80,6 +83,7 @@ final class QueueWorker: Sendable {
         }
         heartbeat.cancel()
         wakeUps?.cancel()
+        cancelNotices?.cancel()
         state.withLock { $0.stopping = true }
         local.cancel()
         _ = await local.report()
@@ -322,11 +326,14 @@ final class QueueWorker: Sendable {
         queue.doorbell.ring()
     }
 
-    /// Renews this worker's leases every heartbeat, and stops the jobs it should no longer run.
-    private func beat() async {
+    /// Renews this worker's leases every heartbeat (or at once when `now` rings: a cancel was
+    /// heard), and stops the jobs it should no longer run.
+    private func beat(_ now: Doorbell) async {
+        var rung = now.version
         while !Task.isCancelled {
             do {
-                try await clock.sleep(for: options.heartbeat)
+                try await now.wait(after: rung, upTo: options.heartbeat, clock: clock)
+                rung = now.version
                 let jobs = state.withLock { Array($0.running.keys) }
                 let now = clock.now()
                 let stop = try await store.heartbeat(

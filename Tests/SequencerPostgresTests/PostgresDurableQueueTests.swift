@@ -3,6 +3,7 @@ import PostgresTestSupport
 import Sequencer
 import SequencerPostgres
 import SequencerQueue
+import SequencerTestSupport
 import Testing
 
 /// A durable queue end to end on PostgreSQL: `DurableQueue(store: .postgres(url:))`.
@@ -54,6 +55,32 @@ struct PostgresDurableQueueTests {
             #expect(ran.withLock { $0 } == 2)
             try await worker.close()
             try await producer.close()
+        }
+    }
+
+    /// The worker's heartbeat is an hour: only the notification of the cancel, made in
+    /// another process's transaction, can reach the running body in time.
+    @Test func aCancelInAnotherProcessReachesARunningBodyAtOnce() async throws {
+        try await TestServer.withDatabase { url in
+            let worker = try await DurableQueue(
+                store: .postgres(url: url), options: .init(lease: .seconds(7200), heartbeat: .seconds(3600), poll: .milliseconds(50)))
+            let started = Gate()
+            worker.register("wait") { (_: Int, _: JobContext) -> Int in
+                started.open()
+                try await Task.sleep(for: .seconds(3600))
+                return 0
+            }
+            let working = Task { try await worker.work(maxConcurrency: 1) }
+            let other = try await DurableQueue(store: .postgres(url: url), options: .init(poll: .milliseconds(20)))
+            let id = try await other.enqueue("wait", 1)
+            await started.wait()
+            try await other.cancel(id)
+            let error = await #expect(throws: DurableJobError.self) { try await other.result(of: id, as: Int.self) }
+            #expect(error?.job.state == .cancelled, "\(String(describing: error))")
+            working.cancel()
+            try await working.value
+            try await worker.close()
+            try await other.close()
         }
     }
 }
