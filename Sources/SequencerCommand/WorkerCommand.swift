@@ -88,7 +88,8 @@ struct WorkerCommand: AsyncParsableCommand {
         for (name, file) in workflows {
             let body = QueueShellBody(
                 directory: URL(fileURLWithPath: file.directory).standardizedFileURL.path, runner: runner, store: store, worker: worker,
-                scratch: scratch)
+                scratch: scratch, commands: Dictionary(file.jobs.map { ($0.name, $0.run) }, uniquingKeysWith: { first, _ in first }),
+                file: file.path)
             queue.register(QueueShellJob.kind(ofWorkflow: name)) { (job: QueueShellJob, context: JobContext) -> Int in
                 try await body.run(job, context: context)
             }
@@ -126,6 +127,10 @@ struct QueueShellBody: Sendable {
     let store: any RunStore
     let worker: String
     let scratch: String
+    /// The commands of this worker's copy of the workflow file, by job name.
+    let commands: [String: String]
+    /// That file's path, for messages.
+    let file: String
 
     /// The most output an attempt keeps: its last 8 MiB.
     static let outputLimit = 8 << 20
@@ -133,6 +138,17 @@ struct QueueShellBody: Sendable {
     /// Runs the attempt; returns its exit code (0), or throws for a failure.
     func run(_ job: QueueShellJob, context: JobContext) async throws -> Int {
         let (id, attempt) = context.durableJob ?? (DurableJobID(0), context.attempt)
+        if let refusal = refusal(of: job) {
+            // Another copy of the workflow (another version, or another project of the same
+            // name): the job goes back for a worker whose copy matches, and is not failed.
+            printError("worker \(worker): not running \(job.name) (job \(id)): \(refusal); it goes back to the queue")
+            let now = Self.now()
+            try? await store.recordAttempt(
+                QueueAttempt(
+                    job: id, attempt: attempt, worker: worker, startedAt: now, endedAt: now, outcome: "refused", exitCode: nil, signal: nil,
+                    summary: "not run here: \(refusal)", output: nil))
+            throw CannotRunHere(refusal)
+        }
         let directory = job.workingDirectory.map { $0.hasPrefix("/") ? $0 : self.directory + "/" + $0 } ?? self.directory
         var environment = ProcessInfo.processInfo.environment.merging(job.environment) { $1 }
         environment["SEQUENCER_JOB"] = job.name
@@ -168,6 +184,14 @@ struct QueueShellBody: Sendable {
         try context.checkCancellation()
         guard exit?.succeeded == true else { throw QueueShellJobFailure(job: job.name, summary: summary) }
         return 0
+    }
+
+    /// Why this worker must not run `job`, when its copy of the workflow does not have the
+    /// job the submitter read; nil when it does.
+    func refusal(of job: QueueShellJob) -> String? {
+        guard let command = commands[job.name] else { return "this worker's \(file) has no job '\(job.name)'" }
+        guard command == job.command else { return "this worker's \(file) runs another command for '\(job.name)'" }
+        return nil
     }
 
     static func output(at path: String) -> Data? {

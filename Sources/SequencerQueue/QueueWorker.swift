@@ -29,6 +29,8 @@ final class QueueWorker: Sendable {
         var stopping = false
         /// How many jobs to claim beyond the running slots.
         var window: ClaimWindow
+        /// Kinds whose body threw ``CannotRunHere``, with the time until which none is claimed.
+        var refused: [String: Int64] = [:]
 
         /// Claimed jobs waiting for a slot, and running ones: up to this many.
         func capacity(slots: Int) -> Int { slots + window.ahead }
@@ -136,7 +138,7 @@ final class QueueWorker: Sendable {
                 try await prune(now: now)
             }
             // The ends gathered since the last turn and the next claim: one transaction.
-            let kinds = queue.kinds.withLock { Array($0.keys) }
+            let kinds = claimableKinds(now: now)
             let ends = takeEnds()
             let free = state.withLock { $0.capacity(slots: slots) - $0.running.count } + ends.count
             now = clock.now()
@@ -182,6 +184,18 @@ final class QueueWorker: Sendable {
         }
         try await queue.doorbell.wait(after: rung, until: deadline, clock: clock)
     }
+
+    /// The registered kinds, but those refused here lately (see ``CannotRunHere``).
+    private func claimableKinds(now: Int64) -> [String] {
+        let kinds = queue.kinds.withLock { Array($0.keys) }
+        return state.withLock { state in
+            state.refused = state.refused.filter { $0.value > now }
+            return kinds.filter { state.refused[$0] == nil }
+        }
+    }
+
+    /// How long a worker claims no job of a kind whose body threw ``CannotRunHere``.
+    static let refusedKindPause = Duration.seconds(10)
 
     private func prune(now: Int64) async throws {
         _ = try await store.prune(endedBefore: now - QueueClock.milliseconds(options.retention), includingFailures: false)
@@ -246,6 +260,9 @@ final class QueueWorker: Sendable {
             let outcome = Self.outcome(
                 of: running, status: status, result: result, stopping: state.stopping, now: now)
             state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
+            if case .failure(is CannotRunHere)? = result {
+                state.refused[running.job.kind] = now + QueueClock.milliseconds(Self.refusedKindPause)
+            }
             if state.ends.count >= state.byLocal.count || state.byLocal.count <= slots { return true }
             // The first end held: the worker's turn comes within the hold.
             return state.ends.count == 1 ? false : nil
@@ -273,6 +290,8 @@ final class QueueWorker: Sendable {
         switch (status, result) {
         case (.succeeded, .success(let output)?):
             return .succeeded(output)
+        case (.failed, .failure(is CannotRunHere)?):
+            return .released
         case (.failed, .failure(let error as UndecodableInput)?):
             return .failed(code: "undecodableInput", message: error.description, retryAt: nil)
         case (.failed, .failure(let error)?):

@@ -64,6 +64,36 @@ import Testing
         }
     }
 
+    /// Two projects named `proj`: a worker serving the other one does not run this one's job
+    /// (another command under the same name), and gives it back unfailed for a worker that has
+    /// this workflow's files.
+    @Test func aWorkerWhoseCopyOfTheWorkflowDiffersGivesTheJobBackUnfailed() async throws {
+        let cli = try CLI()
+        try cli.write("x/proj/sequencer.yml", "version: 1\njobs:\n  a: echo here > a.txt\n")
+        try cli.write("y/proj/sequencer.yml", "version: 1\njobs:\n  a: echo elsewhere > a.txt\n")
+        let queue = cli.path("q.sqlite")
+        let other = try cli.start(["worker", "--queue", queue, "-f", cli.path("y/proj/sequencer.yml")])
+        let submitter = try cli.start(["run", cli.path("x/proj/sequencer.yml"), "--queue", queue])
+        var refused = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !refused, ContinuousClock.now < deadline {
+            refused = try await cli.run(["show", "1", "--queue", queue]).stdout.contains("not run here")
+            if !refused { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(refused, "the other project's worker never refused the job")
+        let worker = try cli.start(["worker", "--queue", queue, "-f", cli.path("x/proj/sequencer.yml")])
+        let followed = try await cli.finish(submitter.0, submitter.1, submitter.2)
+        #expect(followed.status == 0, "\(followed.output)")
+        #expect(cli.read("x/proj/a.txt") == "here\n" && cli.read("y/proj/a.txt") == nil)
+        let shown = try await cli.run(["show", "1", "--queue", queue, "--json"])
+        let document = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        let job = (document?["jobs"] as? [[String: Any]])?.first
+        #expect(job?["state"] as? String == "succeeded" && job?["attempts"] as? Int == 1, "\(shown.stdout)")
+        let stopped = try await stop(other, in: cli)
+        #expect(stopped.stderr.contains("runs another command for 'a'"), "\(stopped.stderr)")
+        _ = try await stop(worker, in: cli)
+    }
+
     @Test(arguments: QueueKind.testable)
     func theRunGoesOnWhenItsSubmitterIsKilledAndAttachFollowsIt(_ kind: QueueKind) async throws {
         let cli = try CLI()

@@ -37,6 +37,33 @@ struct DurableQueueTests {
         }
     }
 
+    /// Worker A lacks what the job needs and says so: the job goes back, uncounted, and A
+    /// claims no more of its kind for a while, so worker B runs it once.
+    @Test func aBodyThatCannotRunHereGivesItsJobBackForAnotherWorker() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try await DurableQueue(store: .sqlite(path: directory.file("q.sqlite")), options: .init(poll: .milliseconds(10)))
+        let refusals = Locked(0)
+        let refused = Gate()
+        a.register("render") { (_: Int, _: JobContext) -> Int in
+            refusals.withLock { $0 += 1 }
+            refused.open()
+            throw CannotRunHere("no GPU on this machine")
+        }
+        try await Self.working(a) {
+            let id = try await a.enqueue("render", 7)
+            await refused.wait()
+            let b = try await DurableQueue(store: .sqlite(path: directory.file("q.sqlite")), options: .init(poll: .milliseconds(10)))
+            b.register("render") { (frame: Int, _: JobContext) -> Int in frame * 2 }
+            try await Self.working(b) {
+                let doubled = try await b.result(of: id, as: Int.self)
+                #expect(doubled == 14)
+            }
+            let job = try #require(try await a.job(id))
+            #expect(job.state == .succeeded && job.attempts == 1, "A's attempt is not counted: \(job)")
+            #expect(refusals.withLock { $0 } == 1, "A paused the kind instead of claiming it again")
+        }
+    }
+
     @Test func jobsRunAfterTheirNeedsAndTheirResultsDecode() async throws {
         let directory = try TemporaryDirectory()
         let queue = try await DurableQueue(store: .sqlite(path: directory.file("q.sqlite")))
