@@ -30,7 +30,16 @@ struct GCCommand: AsyncParsableCommand {
         guard keep >= 0 else { throw ValidationError("--keep must be at least 0") }
     }
 
+    @Option(name: .customLong("queue"), help: ArgumentHelp(
+        "Delete old runs from this durable queue instead, with their jobs and output (default: $SEQUENCER_QUEUE when set).",
+        valueName: "location"))
+    var queueLocation: String?
+
     func run() async throws {
+        if let queue = QueueOptions.location(queueLocation) {
+            return try await QueueCommands.collect(
+                try await QueueLocation.open(queue, create: false), location: QueueLocation.shown(queue), keep: keep, json: json)
+        }
         let journal = try location.open()
         let (deleted, directories): ([JournalRun], [String])
         do {

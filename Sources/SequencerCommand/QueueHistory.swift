@@ -88,9 +88,8 @@ enum QueueHistory {
         }
     }
 
-    static func show(
-        _ store: any RunStore, location: String, selector: RunSelector, workflow: String, output: String?, json: Bool
-    ) async throws {
+    /// The run `selector` names, or the newest of `workflow`; a usage error when there is none.
+    static func find(_ selector: RunSelector, workflow: String, in store: any RunStore, location: String) async throws -> QueueRun {
         let found: QueueRun?
         if let id = selector.id {
             found = try await store.run(QueueRunID(id))
@@ -101,6 +100,13 @@ enum QueueHistory {
             printError("error: the queue \(location) has no " + (selector.id.map { "run #\($0)" } ?? "run of workflow '\(workflow)'"))
             throw ExitCode(ExitStatus.invalid)
         }
+        return run
+    }
+
+    static func show(
+        _ store: any RunStore, location: String, selector: RunSelector, workflow: String, output: String?, json: Bool
+    ) async throws {
+        let run = try await find(selector, workflow: workflow, in: store, location: location)
         let jobs = try await store.jobs(of: run.id)
         if let output {
             guard let job = jobs.first(where: { $0.name == output }) else {

@@ -15,7 +15,7 @@ struct QueueRunSession {
     var progress: Int32 { json ? STDERR_FILENO : STDOUT_FILENO }
 
     /// Submits the file's jobs as a new run; returns its ID.
-    func submit(_ file: WorkflowFile) async throws -> QueueRunID {
+    func submit(_ file: WorkflowFile, info: String? = nil) async throws -> QueueRunID {
         let name = QueueShellJob.workflowName(of: file)
         let origin = "\(ProcessInfo.processInfo.hostName):\(absolutePath(file.path))"
         let live = try await store.runs(workflow: name, limit: 50).first { $0.state == .running && $0.origin != origin }
@@ -36,7 +36,7 @@ struct QueueRunSession {
                 priority: job.priority, lane: job.lane.map { QueueShellJob.lane($0, ofWorkflow: name) }, timeout: job.timeout, retry: job.retry)
             names.append(job.name)
         }
-        let (run, _) = try await queue.createRun(NewQueueRun(workflow: name, origin: origin), jobs: batch, names: names)
+        let (run, _) = try await queue.createRun(NewQueueRun(workflow: name, origin: origin, info: info), jobs: batch, names: names)
         write("run \(run) of '\(name)' submitted to \(location): \(names.count) jobs for `sequencer worker --queue \(location)`; following it (Ctrl-C cancels it)\n", to: progress)
         return run
     }

@@ -23,8 +23,21 @@ struct ResumeCommand: AsyncParsableCommand {
         guard !execution.noJournal else { throw ValidationError("resume needs the journal: --no-journal cannot be used") }
     }
 
+    @Option(name: .customLong("queue"), help: ArgumentHelp(
+        "Resume a run submitted to this durable queue: submit the jobs that did not succeed in it as a new run, and follow it (default: $SEQUENCER_QUEUE when set).",
+        valueName: "location"))
+    var queueLocation: String?
+
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        if let queue = QueueOptions.location(queueLocation) {
+            let session = QueueRunSession(
+                location: QueueLocation.shown(queue), store: try await QueueLocation.open(queue, create: false), json: execution.json)
+            let found = try await QueueHistory.find(
+                run, workflow: QueueShellJob.workflowName(ofFile: location.file), in: session.store, location: session.location)
+            let file = try expandOrExit(try loadOrExit(location.file))
+            throw ExitCode(try await QueueCommands.resume(found, session: session, file: file))
+        }
         let journal = try location.open()
         let found = try run.find(in: journal, location: location)
         guard found.status != "succeeded" else {

@@ -17,7 +17,21 @@ struct TraceCommand: AsyncParsableCommand {
 
     @OptionGroup var location: JournalLocation
 
+    @Option(name: .customLong("queue"), help: ArgumentHelp(
+        "Trace a run submitted to this durable queue instead, from its workers' attempt log (default: $SEQUENCER_QUEUE when set).",
+        valueName: "location"))
+    var queueLocation: String?
+
     func run() async throws {
+        if let queue = QueueOptions.location(queueLocation) {
+            let store = try await QueueLocation.open(queue, create: false)
+            let found = try await QueueHistory.find(
+                run, workflow: QueueShellJob.workflowName(ofFile: location.file), in: store, location: QueueLocation.shown(queue))
+            // The local file gives lanes and needs; without it, the trace has the attempts alone.
+            let file = (try? WorkflowFile.load(path: location.file)) ?? (try? WorkflowFile.parse("version: 1\njobs: {}\n", path: location.file))
+            guard let file else { throw ExitCode(ExitStatus.failed) }
+            return write(try await QueueCommands.trace(found, store: store, file: file), to: STDOUT_FILENO)
+        }
         let recorded = try location.read(self.run)
         let (run, jobs, attempts) = (recorded.run, recorded.jobs, recorded.attempts)
         // The file gives lanes, commands and needs; a file that changed or is gone gives less.
@@ -45,15 +59,23 @@ struct TraceCommand: AsyncParsableCommand {
     /// The run's critical path, by the library's rule (``CriticalPath``) over the journal's
     /// times and the file's needs and lanes: the same path the run itself reported.
     static func criticalPath(jobs: [JournalJob], file: WorkflowFile, runStart: Int64) -> [CriticalPath.Step] {
+        func offset(_ time: Int64?) -> Duration? { time.map { .nanoseconds($0 - runStart) } }
+        return criticalPath(
+            jobs.map { ($0.name, offset($0.startedAt), offset($0.endedAt ?? $0.startedAt), $0.status == "upToDate", $0.parent) }, file: file)
+    }
+
+    /// The critical path of jobs with their times from the run's start, by the file's needs
+    /// and lanes.
+    static func criticalPath(
+        _ jobs: [(name: String, startedAt: Duration?, endedAt: Duration?, upToDate: Bool, parent: String?)], file: WorkflowFile
+    ) -> [CriticalPath.Step] {
         var declared: [String: WorkflowFile.Job] = [:]
         for job in file.jobs where declared[job.name] == nil { declared[job.name] = job }
-        func offset(_ time: Int64?) -> Duration? { time.map { .nanoseconds($0 - runStart) } }
         let schedule = jobs.map { job in
             CriticalPath.Job(
                 id: JobID(job.name), needs: declared[job.name]?.needs.map { JobID($0.name) } ?? [],
                 lane: declared[job.name]?.lane, parent: job.parent.map { JobID($0) },
-                startedAt: offset(job.startedAt), endedAt: offset(job.endedAt ?? job.startedAt),
-                tookNoTime: job.status == "upToDate")
+                startedAt: job.startedAt, endedAt: job.endedAt, tookNoTime: job.upToDate)
         }
         return CriticalPath.steps(of: schedule)
     }

@@ -88,8 +88,7 @@ struct WorkerCommand: AsyncParsableCommand {
         for (name, file) in workflows {
             let body = QueueShellBody(
                 directory: URL(fileURLWithPath: file.directory).standardizedFileURL.path, runner: runner, store: store, worker: worker,
-                scratch: scratch, commands: Dictionary(file.jobs.map { ($0.name, $0.run) }, uniquingKeysWith: { first, _ in first }),
-                file: file.path)
+                scratch: scratch, commands: Locked(QueueShellBody.commands(of: file)), file: file.path)
             queue.register(QueueShellJob.kind(ofWorkflow: name)) { (job: QueueShellJob, context: JobContext) -> Int in
                 try await body.run(job, context: context)
             }
@@ -127,8 +126,9 @@ struct QueueShellBody: Sendable {
     let store: any RunStore
     let worker: String
     let scratch: String
-    /// The commands of this worker's copy of the workflow file, by job name.
-    let commands: [String: String]
+    /// The commands of this worker's copy of the workflow file, by job name: read again when
+    /// a job does not match them (the file was edited since the worker started).
+    let commands: Locked<[String: String]>
     /// That file's path, for messages.
     let file: String
 
@@ -189,9 +189,18 @@ struct QueueShellBody: Sendable {
     /// Why this worker must not run `job`, when its copy of the workflow does not have the
     /// job the submitter read; nil when it does.
     func refusal(of job: QueueShellJob) -> String? {
-        guard let command = commands[job.name] else { return "this worker's \(file) has no job '\(job.name)'" }
+        if commands.withLock({ $0[job.name] }) != job.command, let edited = try? WorkflowFile.load(path: file).expandingVariables() {
+            commands.withLock { $0 = Self.commands(of: edited) }
+        }
+        let command = commands.withLock { $0[job.name] }
+        guard let command else { return "this worker's \(file) has no job '\(job.name)'" }
         guard command == job.command else { return "this worker's \(file) runs another command for '\(job.name)'" }
         return nil
+    }
+
+    /// A workflow file's commands by job name.
+    static func commands(of file: WorkflowFile) -> [String: String] {
+        Dictionary(file.jobs.map { ($0.name, $0.run) }, uniquingKeysWith: { first, _ in first })
     }
 
     static func output(at path: String) -> Data? {

@@ -64,6 +64,61 @@ import Testing
         }
     }
 
+    @Test(arguments: QueueKind.testable)
+    func resumeTraceAndGCWorkOnAQueueAsOnTheJournal(_ kind: QueueKind) async throws {
+        let cli = try CLI()
+        try await kind.withQueue(in: cli) { queue in
+            try cli.write("sequencer.yml", """
+                version: 1
+                jobs:
+                  a: echo a >> a.log
+                  b: { needs: [a], run: test -f fixed }
+                  c: { needs: [b], run: echo c >> c.log }
+                """)
+            let worker = try cli.start(["worker", "--queue", queue, "-j", "2"])
+            #expect(try await cli.run(["run", "--queue", queue]).status == 1)
+            #expect(cli.read("c.log") == nil)
+            try cli.write("fixed", "")
+            let resumed = try await cli.run(["resume", "--queue", queue])
+            #expect(resumed.status == 0, "\(resumed.output)")
+            #expect(resumed.stdout.contains("run 2 succeeded"), "\(resumed.stdout)")
+            #expect(cli.read("a.log") == "a\n", "a succeeded in run 1: not run again")
+            #expect(cli.read("c.log") == "c\n")
+            let nothing = try await cli.run(["resume", "2", "--queue", queue])
+            #expect(nothing.status == 0 && nothing.stdout.contains("nothing to resume"), "\(nothing.output)")
+
+            let trace = try await cli.run(["trace", "1", "--queue", queue])
+            let events = try JSONSerialization.jsonObject(with: Data(trace.stdout.utf8)) as? [String: Any]
+            let slices = (events?["traceEvents"] as? [[String: Any]])?.filter { $0["ph"] as? String == "X" }.compactMap { $0["name"] as? String }
+            #expect(Set(slices ?? []).isSuperset(of: ["a", "b"]), "\(trace.stdout)")
+
+            // A resumed run that failed again resumes with what succeeded in both.
+            try FileManager.default.removeItem(atPath: cli.path("fixed"))
+            try cli.write("sequencer.yml", """
+                version: 1
+                jobs:
+                  a: echo a >> a.log
+                  b: { needs: [a], run: test -f fixed }
+                  c: { needs: [b], run: echo c >> c.log }
+                  d: { needs: [c], run: test -f done }
+                """)
+            #expect(try await cli.run(["run", "--queue", queue]).status == 1, "run 3 fails at b")
+            try cli.write("fixed", "")
+            #expect(try await cli.run(["resume", "--queue", queue]).status == 1, "run 4 fails at d")
+            try cli.write("done", "")
+            let last = try await cli.run(["resume", "--queue", queue])
+            #expect(last.status == 0 && last.stdout.contains("run 5 of") && last.stdout.contains("1 jobs"), "\(last.output)")
+            #expect(cli.read("a.log") == "a\na\n" && cli.read("c.log") == "c\nc\n", "a and c ran once since run 3")
+
+            let collected = try await cli.run(["gc", "--queue", queue, "--keep", "1"])
+            #expect(collected.status == 0 && collected.stdout.contains("deleted 4 runs"), "\(collected.output)")
+            let runs = try await cli.run(["runs", "--queue", queue, "--json"])
+            let listed = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
+            #expect(listed?.compactMap { $0["id"] as? Int } == [5])
+            _ = try await stop(worker, in: cli)
+        }
+    }
+
     /// Two projects named `proj`: a worker serving the other one does not run this one's job
     /// (another command under the same name), and gives it back unfailed for a worker that has
     /// this workflow's files.
