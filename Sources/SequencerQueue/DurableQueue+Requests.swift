@@ -2,7 +2,7 @@ public import Foundation
 public import Sequencer
 
 extension DurableQueue {
-    /// A job to add with ``enqueue(_:)``: the arguments of
+    /// A job to add with ``enqueue(_:)-([DurableQueue.Request])``: the arguments of
     /// ``enqueue(_:_:key:needs:priority:lane:timeout:retry:runAt:)``, its input already encoded.
     ///
     /// ```swift

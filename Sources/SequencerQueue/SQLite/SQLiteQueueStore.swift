@@ -15,9 +15,11 @@ public final class SQLiteQueueStore: QueueStore {
     let database: DatabaseQueue
 
     /// Opens the queue at `path`.
-    /// - Parameter synchronous: `NORMAL` (the default) survives a process killed at any moment;
-    ///   a power loss may undo the last commits, never corrupt the file. `FULL` survives a power
-    ///   loss too, at the cost of a sync per commit.
+    /// - Parameters:
+    ///   - path: The file; a missing one becomes a new queue.
+    ///   - synchronous: `NORMAL` (the default) survives a process killed at any moment; a power
+    ///     loss may undo the last commits, never corrupt the file. `FULL` survives a power loss
+    ///     too, at the cost of a sync per commit.
     public init(path: String, synchronous: Synchronous = .normal) throws {
         self.path = path
         try StoreFile.checkHeader(path)
