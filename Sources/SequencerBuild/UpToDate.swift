@@ -26,7 +26,7 @@ public final class UpToDate: UpToDateCheck {
     private let stored: [String: JournalFingerprint]
     private let hasher: FileHasher
     private let expansions: PatternExpansions
-    private let recorder: JournalRecorder
+    private let recorder: any FingerprintRecorder
     private let force: Bool
     /// Called with a job's name and why it runs, for `--explain`.
     private let explain: (@Sendable (String, String) -> Void)?
@@ -44,12 +44,13 @@ public final class UpToDate: UpToDateCheck {
     ///   - stored: The fingerprints of the jobs' last successes, by job (`SQLiteJournal.fingerprints(workflow:)`).
     ///   - hasher: Hashes input files, with the journal's cache of earlier hashes.
     ///   - expansions: Expands input patterns, each glob walked once while no job has run.
-    ///   - recorder: Where the fingerprints of the jobs that succeed are recorded.
+    ///   - recorder: Where the fingerprints of the jobs that succeed are recorded: the journal's
+    ///     recorder, or a durable queue's.
     ///   - force: Whether every job runs, up to date or not (their fingerprints are still recorded).
     ///   - explain: Called with a job's name and why it runs, for `--explain`.
     public init(
         file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions,
-        recorder: JournalRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?
+        recorder: any FingerprintRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?
     ) {
         self.file = file
         self.stored = stored
@@ -173,3 +174,11 @@ public final class UpToDate: UpToDateCheck {
         path.hasPrefix("/") ? path : directory + "/" + path
     }
 }
+
+/// Where ``UpToDate`` records the fingerprint of a job that succeeded: the journal
+/// (`JournalRecorder`), or the store of a durable queue shared by workers.
+public protocol FingerprintRecorder: Sendable {
+    func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String])
+}
+
+extension JournalRecorder: FingerprintRecorder {}

@@ -15,7 +15,7 @@ struct QueueRunSession {
     var progress: Int32 { json ? STDERR_FILENO : STDOUT_FILENO }
 
     /// Submits the file's jobs as a new run; returns its ID.
-    func submit(_ file: WorkflowFile, info: String? = nil) async throws -> QueueRunID {
+    func submit(_ file: WorkflowFile, info: String? = nil, force: Bool = false) async throws -> QueueRunID {
         let name = QueueShellJob.workflowName(of: file)
         let origin = "\(ProcessInfo.processInfo.hostName):\(absolutePath(file.path))"
         let live = try await store.runs(workflow: name, limit: 50).first { $0.state == .running && $0.origin != origin }
@@ -32,7 +32,7 @@ struct QueueRunSession {
         var names: [String] = []
         for job in ShellWorkflow.needsFirst(file.jobs) {
             added[job.name] = try batch.add(
-                QueueShellJob.kind(ofWorkflow: name), QueueShellJob(job, in: file), needs: job.needs.compactMap { added[$0.name] },
+                QueueShellJob.kind(ofWorkflow: name), QueueShellJob(job, in: file, force: force), needs: job.needs.compactMap { added[$0.name] },
                 priority: job.priority, lane: job.lane.map { QueueShellJob.lane($0, ofWorkflow: name) }, timeout: job.timeout, retry: job.retry)
             names.append(job.name)
         }
@@ -89,6 +89,7 @@ struct QueueRunSession {
         let took = job.startedAt.flatMap { start in job.endedAt.map { seconds(.milliseconds($0 - start)) } } ?? ""
         switch job.state {
         case .running: write("started \(entry.name) on \(job.owner ?? "a worker")\n", to: progress)
+        case .succeeded where job.result(as: Int.self) == QueueShellBody.upToDate: write("up to date \(entry.name)\n", to: progress)
         case .succeeded: write("ok \(entry.name) \(took)\n", to: progress)
         case .failed:
             write("FAILED \(entry.name) \(took): \(job.error ?? "failed") (attempt \(job.attempts))\n", to: progress)

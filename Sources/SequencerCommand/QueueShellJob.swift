@@ -15,13 +15,16 @@ struct QueueShellJob: Codable, Sendable {
     var workingDirectory: String?
     /// Its outputs, whose parent directories are made before it runs.
     var outputs: [String]
+    /// Whether it runs even when it is up to date (`--force`); nil in jobs of older submitters.
+    var force: Bool?
 
-    init(_ job: WorkflowFile.Job, in file: WorkflowFile) {
+    init(_ job: WorkflowFile.Job, in file: WorkflowFile, force: Bool = false) {
         name = job.name
         command = job.run
         environment = file.environment.merging(job.environment) { $1 }
         workingDirectory = job.workingDirectory
         outputs = job.outputs
+        self.force = force
     }
 
     /// The durable kind of a workflow's jobs: workers serve the workflows whose files they have.

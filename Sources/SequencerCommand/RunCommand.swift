@@ -42,7 +42,7 @@ struct RunCommand: AsyncParsableCommand {
         let workflowFile = try selectOrExit(loaded, only: only)
         if let location = queue.location {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
-            let run = try await session.submit(workflowFile)
+            let run = try await session.submit(workflowFile, force: execution.force)
             throw ExitCode(try await session.follow(run))
         }
         var session = RunSession(file: workflowFile, options: execution)

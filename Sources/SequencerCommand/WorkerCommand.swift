@@ -88,7 +88,7 @@ struct WorkerCommand: AsyncParsableCommand {
         for (name, file) in workflows {
             let body = QueueShellBody(
                 directory: URL(fileURLWithPath: file.directory).standardizedFileURL.path, runner: runner, store: store, worker: worker,
-                scratch: scratch, commands: Locked(QueueShellBody.commands(of: file)), file: file.path)
+                scratch: scratch, workflow: name, file: Locked(file))
             queue.register(QueueShellJob.kind(ofWorkflow: name)) { (job: QueueShellJob, context: JobContext) -> Int in
                 try await body.run(job, context: context)
             }
@@ -126,11 +126,15 @@ struct QueueShellBody: Sendable {
     let store: any RunStore
     let worker: String
     let scratch: String
-    /// The commands of this worker's copy of the workflow file, by job name: read again when
-    /// a job does not match them (the file was edited since the worker started).
-    let commands: Locked<[String: String]>
-    /// That file's path, for messages.
-    let file: String
+    /// The workflow's name in the queue.
+    let workflow: String
+    /// This worker's copy of the workflow file: read again when a job does not match it (the
+    /// file was edited since the worker started).
+    let file: Locked<WorkflowFile>
+
+    /// What a body returns for a job it found up to date (and 0 for one it ran): the run's
+    /// follower tells them apart.
+    static let upToDate = 1
 
     /// The most output an attempt keeps: its last 8 MiB.
     static let outputLimit = 8 << 20
@@ -138,7 +142,8 @@ struct QueueShellBody: Sendable {
     /// Runs the attempt; returns its exit code (0), or throws for a failure.
     func run(_ job: QueueShellJob, context: JobContext) async throws -> Int {
         let (id, attempt) = context.durableJob ?? (DurableJobID(0), context.attempt)
-        if let refusal = refusal(of: job) {
+        let (declared, refusal) = self.declared(job)
+        if let refusal {
             // Another copy of the workflow (another version, or another project of the same
             // name): the job goes back for a worker whose copy matches, and is not failed.
             printError("worker \(worker): not running \(job.name) (job \(id)): \(refusal); it goes back to the queue")
@@ -148,6 +153,19 @@ struct QueueShellBody: Sendable {
                     job: id, attempt: attempt, worker: worker, startedAt: now, endedAt: now, outcome: "refused", exitCode: nil, signal: nil,
                     summary: "not run here: \(refusal)", output: nil))
             throw CannotRunHere(refusal)
+        }
+        // A store that cannot be read now makes the job run: never a failure for that.
+        var upToDate: QueueUpToDate?
+        if let declared {
+            upToDate = try? await QueueUpToDate(job: declared, in: file.withLock { $0 }, workflow: workflow, store: store, force: job.force ?? false)
+        }
+        if let upToDate, let declared, upToDate.check.isUpToDate(declared) {
+            let now = Self.now()
+            try? await store.recordAttempt(
+                QueueAttempt(
+                    job: id, attempt: attempt, worker: worker, startedAt: now, endedAt: now, outcome: "upToDate", exitCode: nil, signal: nil,
+                    summary: "up to date", output: nil))
+            return Self.upToDate
         }
         let directory = job.workingDirectory.map { $0.hasPrefix("/") ? $0 : self.directory + "/" + $0 } ?? self.directory
         var environment = ProcessInfo.processInfo.environment.merging(job.environment) { $1 }
@@ -183,24 +201,23 @@ struct QueueShellBody: Sendable {
                 signal: signal, summary: summary, output: output))
         try context.checkCancellation()
         guard exit?.succeeded == true else { throw QueueShellJobFailure(job: job.name, summary: summary) }
+        // A fingerprint that could not be kept makes the job run again next time; it succeeded.
+        if let upToDate, let declared { try? await upToDate.succeeded(declared, now: Self.now()) }
         return 0
     }
 
-    /// Why this worker must not run `job`, when its copy of the workflow does not have the
-    /// job the submitter read; nil when it does.
-    func refusal(of job: QueueShellJob) -> String? {
-        if commands.withLock({ $0[job.name] }) != job.command, let edited = try? WorkflowFile.load(path: file).expandingVariables() {
-            commands.withLock { $0 = Self.commands(of: edited) }
+    /// The job as this worker's copy of the workflow declares it; or why this worker must not
+    /// run it, when that copy does not have it (the file is read again first, in case it was
+    /// edited since).
+    func declared(_ job: QueueShellJob) -> (WorkflowFile.Job?, refusal: String?) {
+        func find() -> WorkflowFile.Job? { file.withLock { file in file.jobs.first { $0.name == job.name } } }
+        if find()?.run != job.command, let edited = try? WorkflowFile.load(path: file.withLock { $0.path }).expandingVariables() {
+            file.withLock { $0 = edited }
         }
-        let command = commands.withLock { $0[job.name] }
-        guard let command else { return "this worker's \(file) has no job '\(job.name)'" }
-        guard command == job.command else { return "this worker's \(file) runs another command for '\(job.name)'" }
-        return nil
-    }
-
-    /// A workflow file's commands by job name.
-    static func commands(of file: WorkflowFile) -> [String: String] {
-        Dictionary(file.jobs.map { ($0.name, $0.run) }, uniquingKeysWith: { first, _ in first })
+        let path = file.withLock { $0.path }
+        guard let declared = find() else { return (nil, "this worker's \(path) has no job '\(job.name)'") }
+        guard declared.run == job.command else { return (nil, "this worker's \(path) runs another command for '\(job.name)'") }
+        return (declared, nil)
     }
 
     static func output(at path: String) -> Data? {

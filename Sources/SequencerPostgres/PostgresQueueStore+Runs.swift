@@ -64,7 +64,7 @@ extension PostgresQueueStore: RunStore {
         let rows = try await rows(
             "reading the jobs of run \(run)",
             """
-            SELECT \(unescaped: Self.qualifiedColumns), NULL::bytea, run_jobs.name
+            SELECT \(unescaped: Self.qualifiedColumns), jobs.output, run_jobs.name
             FROM sequencer.run_jobs JOIN sequencer.jobs ON jobs.id = run_jobs.job
             WHERE run_jobs.run = \(run.rawValue) ORDER BY jobs.id
             """)
@@ -158,6 +158,29 @@ extension PostgresQueueStore: RunStore {
             try await connection.rows("DELETE FROM sequencer.runs WHERE id = ANY(\(ids))", logger)
             return deleted
         }
+    }
+
+    public func fingerprints(workflow: String) async throws -> [String: QueueFingerprint] {
+        var found: [String: QueueFingerprint] = [:]
+        for row in try await rows(
+            "reading the fingerprints of '\(workflow)'",
+            "SELECT job, fingerprint, parts::text, outputs::text FROM sequencer.fingerprints WHERE workflow = \(workflow)")
+        {
+            let (job, fingerprint, parts, outputs) = try row.decode((String, String, String, String).self)
+            found[job] = QueueFingerprint(fingerprint: fingerprint, parts: QueueFingerprint.dictionary(json: parts), outputs: QueueFingerprint.dictionary(json: outputs))
+        }
+        return found
+    }
+
+    public func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws {
+        _ = try await rows(
+            "recording the fingerprint of '\(job)'",
+            """
+            INSERT INTO sequencer.fingerprints (workflow, job, fingerprint, parts, outputs, recorded_at)
+            VALUES (\(workflow), \(job), \(fingerprint.fingerprint), \(QueueFingerprint.json(fingerprint.parts))::jsonb, \(QueueFingerprint.json(fingerprint.outputs))::jsonb, \(now))
+            ON CONFLICT (workflow, job) DO UPDATE SET
+                fingerprint = excluded.fingerprint, parts = excluded.parts, outputs = excluded.outputs, recorded_at = excluded.recorded_at
+            """)
     }
 
     // MARK: - Reading runs

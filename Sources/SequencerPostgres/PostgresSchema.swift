@@ -14,7 +14,7 @@ enum PostgresSchema {
 
     /// The statements of each version, in order (the extended protocol runs one statement per
     /// query).
-    static let migrations: [[String]] = [v1, v2]
+    static let migrations: [[String]] = [v1, v2, v3]
 
     static var current: Int { migrations.count }
 
@@ -123,6 +123,22 @@ enum PostgresSchema {
             summary TEXT NOT NULL,
             output BYTEA,
             PRIMARY KEY (job, attempt, worker)
+        )
+        """,
+    ]
+
+    /// The fingerprints of workflow jobs' last successes, shared by the workers' up-to-date
+    /// checks (``QueueFingerprint``), as in the SQLite store's version 3.
+    static let v3 = [
+        """
+        CREATE TABLE sequencer.fingerprints (
+            workflow TEXT NOT NULL,
+            job TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            parts JSONB NOT NULL,
+            outputs JSONB NOT NULL,
+            recorded_at BIGINT NOT NULL,
+            PRIMARY KEY (workflow, job)
         )
         """,
     ]

@@ -230,6 +230,15 @@ struct Wrapped<Value> {
 extension Wrapped: Encodable where Value: Encodable {}
 extension Wrapped: Decodable where Value: Decodable {}
 
+extension DurableJob {
+    /// The body's result, for a job that succeeded and was read with its output; nil otherwise,
+    /// or when it does not decode as `Output`.
+    public func result<Output: Decodable>(as type: Output.Type = Output.self) -> Output? {
+        guard state == .succeeded, let output else { return nil }
+        return try? JSONDecoder().decode(Wrapped<Output>.self, from: output).value
+    }
+}
+
 /// A stored input that no longer decodes as its kind's input type: the job fails for good.
 struct UndecodableInput: Error, CustomStringConvertible {
     let kind: String

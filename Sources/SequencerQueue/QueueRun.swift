@@ -136,6 +136,34 @@ public struct QueueAttempt: Sendable, Hashable {
     }
 }
 
+/// The fingerprint of a workflow job's last success, kept in the queue so that every worker's
+/// up-to-date check reads the same one.
+public struct QueueFingerprint: Sendable, Hashable, Codable {
+    public var fingerprint: String
+    /// The hashes it was made of, by part (`command`, `input:PATH`, ...), to tell what changed.
+    public var parts: [String: String]
+    /// The outputs' stamps as that success left them.
+    public var outputs: [String: String]
+
+    public init(fingerprint: String, parts: [String: String], outputs: [String: String]) {
+        self.fingerprint = fingerprint
+        self.parts = parts
+        self.outputs = outputs
+    }
+
+    /// `parts` or `outputs` as stored: a JSON object, keys sorted.
+    public static func json(_ dictionary: [String: String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(dictionary)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// A stored JSON object of strings; one that does not decode (written by hand, say) is empty.
+    public static func dictionary(json text: String) -> [String: String] {
+        (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    }
+}
+
 /// A queue store that also keeps runs: a workflow's jobs submitted together (by
 /// `sequencer run --queue`), read back from any process or machine (`runs`, `show`, `trace`).
 ///
@@ -154,7 +182,7 @@ public protocol RunStore: QueueStore {
 
     func run(_ id: QueueRunID) async throws -> QueueRun?
 
-    /// A run's jobs, in the order they were submitted.
+    /// A run's jobs, in the order they were submitted, with their outputs.
     func jobs(of run: QueueRunID) async throws -> [QueueRunJob]
 
     /// Adds an attempt to the log (replacing a record of the same job, attempt and worker).
@@ -173,4 +201,10 @@ public protocol RunStore: QueueStore {
     /// Deletes ended runs (with their jobs and attempts) beyond the newest `keeping` of each
     /// workflow (of `workflow` only, when given). Returns the deleted runs.
     func deleteRuns(keeping: Int, workflow: String?) async throws -> [QueueRun]
+
+    /// The fingerprints of the last successes of a workflow's jobs, by job name.
+    func fingerprints(workflow: String) async throws -> [String: QueueFingerprint]
+
+    /// Keeps the fingerprint of a workflow job that just succeeded, replacing the one before.
+    func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws
 }

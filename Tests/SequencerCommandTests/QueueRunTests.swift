@@ -119,6 +119,36 @@ import Testing
         }
     }
 
+    /// The fingerprints are the queue's: a job found up to date by one worker was recorded by
+    /// another; an input edit reruns the job and what needs it; --force runs everything.
+    @Test(arguments: QueueKind.testable)
+    func aJobWhoseCommandAndInputsDidNotChangeIsUpToDateOnAnyWorker(_ kind: QueueKind) async throws {
+        let cli = try CLI()
+        try await kind.withQueue(in: cli) { queue in
+            try cli.write("sequencer.yml", """
+                version: 1
+                jobs:
+                  gen: { run: echo gen >> gen.log; cp in.txt out.txt, inputs: [in.txt], outputs: [out.txt] }
+                  use: { needs: [gen], run: echo use >> use.log; cp out.txt final.txt, inputs: [out.txt], outputs: [final.txt] }
+                """)
+            try cli.write("in.txt", "1\n")
+            let first = try cli.start(["worker", "--queue", queue])
+            #expect(try await cli.run(["run", "--queue", queue]).status == 0)
+            _ = try await stop(first, in: cli)
+            let second = try cli.start(["worker", "--queue", queue])
+            let again = try await cli.run(["run", "--queue", queue])
+            #expect(again.status == 0 && again.stdout.contains("up to date gen") && again.stdout.contains("up to date use"), "\(again.output)")
+            #expect(cli.read("gen.log") == "gen\n" && cli.read("use.log") == "use\n")
+            try cli.write("in.txt", "2\n")
+            let edited = try await cli.run(["run", "--queue", queue])
+            #expect(edited.status == 0 && edited.stdout.contains("ok gen") && edited.stdout.contains("ok use"), "\(edited.output)")
+            #expect(cli.read("final.txt") == "2\n" && cli.read("gen.log") == "gen\ngen\n")
+            #expect(try await cli.run(["run", "--queue", queue, "--force"]).stdout.contains("ok gen"))
+            #expect(cli.read("use.log") == "use\nuse\nuse\n")
+            _ = try await stop(second, in: cli)
+        }
+    }
+
     /// Two projects named `proj`: a worker serving the other one does not run this one's job
     /// (another command under the same name), and gives it back unfailed for a worker that has
     /// this workflow's files.

@@ -101,4 +101,19 @@ import Testing
             if let sqlite = store as? SQLiteQueueStore { #expect(try sqlite.integrityProblems().isEmpty) }
         }
     }
+
+    @Test(arguments: StoreKind.testable)
+    func aWorkflowsFingerprintsAreKeptPerJobAndReplaced(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            let store = try #require(steps.store as? any RunStore)
+            #expect(try await store.fingerprints(workflow: "app").isEmpty)
+            let first = QueueFingerprint(fingerprint: "f1", parts: ["command": "c1", "input:a.c": "h1"], outputs: ["a.o": "s1"])
+            try await store.recordFingerprint(first, workflow: "app", job: "compile", now: 1)
+            try await store.recordFingerprint(first, workflow: "other", job: "compile", now: 1)
+            let second = QueueFingerprint(fingerprint: "f2", parts: ["command": "c2"], outputs: [:])
+            try await store.recordFingerprint(second, workflow: "app", job: "compile", now: 2)
+            #expect(try await store.fingerprints(workflow: "app") == ["compile": second])
+            #expect(try await store.fingerprints(workflow: "other") == ["compile": first])
+        }
+    }
 }

@@ -65,14 +65,15 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test func aVersionOneSchemaIsMigratedToRunsKeepingItsJobs() async throws {
+    @Test func aVersionOneSchemaIsMigratedToTheCurrentKeepingItsJobs() async throws {
         try await TestServer.withDatabase { url in
             let first = try await PostgresQueueStore(url: url)
             let id = try await first.enqueue([Steps.job()], now: 0)
             try await first.close()
             // Back to version 1, as the first Sequencer with PostgreSQL left it.
             try await TestServer.admin(
-                url, "DROP TABLE sequencer.runs, sequencer.run_jobs, sequencer.attempts", "DELETE FROM sequencer.migrations WHERE version = 2")
+                url, "DROP TABLE sequencer.runs, sequencer.run_jobs, sequencer.attempts, sequencer.fingerprints",
+                "DELETE FROM sequencer.migrations WHERE version >= 2")
             let store = try await PostgresQueueStore(url: url)
             #expect(try await store.job(id[0])?.state == .available)
             let (run, _) = try await store.createRun(NewQueueRun(workflow: "w", origin: "o"), jobs: [("a", Steps.job())], now: 1)

@@ -9,7 +9,7 @@ enum QueueSchema {
     /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
     static let applicationID: Int32 = 0x5345_5151
 
-    static let versions = ["v1", "v2"]
+    static let versions = ["v1", "v2", "v3"]
 
     static var current: Int { versions.count }
 
@@ -98,6 +98,21 @@ enum QueueSchema {
                     summary TEXT NOT NULL,
                     output BLOB,
                     PRIMARY KEY (job, attempt, worker)
+                ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v3") { db in
+            // The fingerprints of workflow jobs' last successes, shared by the workers' up-to-date
+            // checks (QueueFingerprint); `parts` and `outputs` are JSON objects.
+            try db.execute(sql: """
+                CREATE TABLE fingerprints (
+                    workflow TEXT NOT NULL,
+                    job TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    parts TEXT NOT NULL,
+                    outputs TEXT NOT NULL,
+                    recorded_at INTEGER NOT NULL,
+                    PRIMARY KEY (workflow, job)
                 ) WITHOUT ROWID;
                 """)
         }

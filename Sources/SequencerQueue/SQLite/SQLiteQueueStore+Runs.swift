@@ -49,7 +49,7 @@ extension SQLiteQueueStore: RunStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(Self.runJobColumns), NULL, run_jobs.name FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
+                    SELECT \(Self.runJobColumns), jobs.output, run_jobs.name FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
                     WHERE run_jobs.run = ? ORDER BY jobs.id
                     """,
                 arguments: [run.rawValue]
@@ -127,6 +127,29 @@ extension SQLiteQueueStore: RunStore {
                 deleted.append(run)
             }
             return deleted
+        }
+    }
+
+    public func fingerprints(workflow: String) async throws -> [String: QueueFingerprint] {
+        try await read { db in
+            var found: [String: QueueFingerprint] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT job, fingerprint, parts, outputs FROM fingerprints WHERE workflow = ?", arguments: [workflow])
+            {
+                found[row[0]] = QueueFingerprint(fingerprint: row[1], parts: QueueFingerprint.dictionary(json: row[2]), outputs: QueueFingerprint.dictionary(json: row[3]))
+            }
+            return found
+        }
+    }
+
+    public func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO fingerprints (workflow, job, fingerprint, parts, outputs, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [workflow, job, fingerprint.fingerprint, QueueFingerprint.json(fingerprint.parts), QueueFingerprint.json(fingerprint.outputs), now])
         }
     }
 
