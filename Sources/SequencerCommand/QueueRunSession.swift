@@ -32,7 +32,7 @@ struct QueueRunSession {
         var names: [String] = []
         for job in ShellWorkflow.needsFirst(file.jobs) {
             added[job.name] = try batch.add(
-                QueueShellJob.kind(ofWorkflow: name), QueueShellJob(job, in: file, force: force), needs: job.needs.compactMap { added[$0.name] },
+                QueueShellJob.kind(ofWorkflow: name, lane: job.lane), QueueShellJob(job, in: file, force: force), needs: job.needs.compactMap { added[$0.name] },
                 priority: job.priority, lane: job.lane.map { QueueShellJob.lane($0, ofWorkflow: name) }, timeout: job.timeout, retry: job.retry)
             names.append(job.name)
         }

@@ -27,8 +27,9 @@ struct QueueShellJob: Codable, Sendable {
         self.force = force
     }
 
-    /// The durable kind of a workflow's jobs: workers serve the workflows whose files they have.
-    static func kind(ofWorkflow name: String) -> String { "workflow:" + name }
+    /// The durable kind of a workflow's jobs in a lane (or in none): workers serve the
+    /// workflows whose files they have, in every lane or in those of `worker --lanes`.
+    static func kind(ofWorkflow name: String, lane: String?) -> String { "workflow:" + name + (lane.map { "@" + $0 } ?? "") }
 
     /// A workflow's name in a queue: its directory's name (a workflow file is named for the
     /// project it sits in).

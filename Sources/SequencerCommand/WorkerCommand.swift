@@ -32,6 +32,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "The most jobs running at once; the default is the number of cores.")
     var jobs: Int = RunOptions.activeProcessorCount
 
+    @Option(help: ArgumentHelp(
+        "Take only the jobs of these lanes, comma-separated (default: every job, in a lane or not): a machine with a GPU serves `--lanes gpu`.",
+        valueName: "lanes"))
+    var lanes: String?
+
     @Option(help: ArgumentHelp("How long a stopped command may take to exit after SIGTERM before it gets SIGKILL.",
                                valueName: "duration"))
     var gracePeriod = "2s"
@@ -67,6 +72,13 @@ struct WorkerCommand: AsyncParsableCommand {
             }
             workflows.append((name, file))
         }
+        let served = lanes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        if let served {
+            let declared = Set(workflows.flatMap { $0.file.lanes.map(\.name) })
+            for lane in served where !declared.contains(lane) {
+                throw ValidationError("--lanes: no workflow file given declares lane '\(lane)' (declared: \(declared.sorted().joined(separator: ", ")))")
+            }
+        }
         let store = try await QueueLocation.open(location)
         let shown = QueueLocation.shown(location)
         var options = DurableQueue.Options()
@@ -89,10 +101,14 @@ struct WorkerCommand: AsyncParsableCommand {
             let body = QueueShellBody(
                 directory: URL(fileURLWithPath: file.directory).standardizedFileURL.path, runner: runner, store: store, worker: worker,
                 scratch: scratch, workflow: name, file: Locked(file))
-            queue.register(QueueShellJob.kind(ofWorkflow: name)) { (job: QueueShellJob, context: JobContext) -> Int in
-                try await body.run(job, context: context)
+            let kinds: [String?] = served.map { served in file.lanes.map(\.name).filter(served.contains) } ?? file.lanes.map(\.name) + [nil]
+            for lane in kinds {
+                queue.register(QueueShellJob.kind(ofWorkflow: name, lane: lane)) { (job: QueueShellJob, context: JobContext) -> Int in
+                    try await body.run(job, context: context)
+                }
             }
-            printError("worker \(worker): serving workflow '\(name)' (\(absolutePath(file.directory))) from \(shown), \(jobs) at once")
+            let only = served.map { _ in ", lanes " + kinds.compactMap { $0 }.joined(separator: ", ") } ?? ""
+            printError("worker \(worker): serving workflow '\(name)' (\(absolutePath(file.directory)))\(only) from \(shown), \(jobs) at once")
         }
         let working = Task { try await queue.work(maxConcurrency: jobs) }
         let interrupts = Interrupts(

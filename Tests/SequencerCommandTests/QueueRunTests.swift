@@ -149,6 +149,33 @@ import Testing
         }
     }
 
+    /// A worker with `--lanes gpu` takes only the gpu lane's jobs; one with `--lanes cpu` the rest.
+    @Test func aWorkerWithLanesTakesOnlyTheJobsOfThoseLanes() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            version: 1
+            lanes: { gpu: 1, cpu: 2 }
+            jobs:
+              prep: { lane: cpu, run: echo prep }
+              train: { lane: gpu, needs: [prep], run: echo train }
+              report: { lane: cpu, needs: [train], run: echo report }
+            """)
+        let queue = cli.path("q.sqlite")
+        let unknown = try await cli.run(["worker", "--queue", queue, "--lanes", "tpu"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("no workflow file given declares lane 'tpu'"), "\(unknown.output)")
+        let gpu = try cli.start(["worker", "--queue", queue, "--lanes", "gpu"])
+        let cpu = try cli.start(["worker", "--queue", queue, "--lanes", "cpu"])
+        #expect(try await cli.run(["run", "--queue", queue]).status == 0)
+        let shown = try await cli.run(["show", "1", "--queue", queue, "--json"])
+        let jobs = (try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["jobs"] as? [[String: Any]] ?? []
+        var workers: [String: String] = [:]
+        for job in jobs { workers[job["name"] as? String ?? ""] = job["worker"] as? String }
+        #expect(workers["train"]?.hasSuffix(":\(gpu.0.processIdentifier)") == true, "\(workers)")
+        #expect(workers["prep"]?.hasSuffix(":\(cpu.0.processIdentifier)") == true && workers["report"]?.hasSuffix(":\(cpu.0.processIdentifier)") == true, "\(workers)")
+        #expect(try await stop(gpu, in: cli).stderr.contains("lanes gpu"))
+        _ = try await stop(cpu, in: cli)
+    }
+
     /// Two projects named `proj`: a worker serving the other one does not run this one's job
     /// (another command under the same name), and gives it back unfailed for a worker that has
     /// this workflow's files.
