@@ -128,7 +128,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "QueueCrashWorker",
-            dependencies: ["SequencerQueue", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerQueue", "SequencerPostgres", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
