@@ -143,7 +143,7 @@ struct QueueShellBody: Sendable {
                 let parent = URL(fileURLWithPath: output.hasPrefix("/") ? output : directory + "/" + output).deletingLastPathComponent()
                 try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
             }
-            let ended = try await runner.run(.shell(job.command, environment: environment, directory: directory), outputPath: logPath)
+            let ended = try await runner.run(.shell(job.command, environment: environment, directory: directory).dyingWithParent(), outputPath: logPath)
             exit = ended
             summary = ended.description
         } catch {
