@@ -276,6 +276,9 @@ final class CrashDriver {
         if !problems.isEmpty { throw CrashHarnessError("the checks failed; see \(directory.path)") }
     }
 
+    /// Notes a problem found by the test itself: the files are kept.
+    func note(_ problem: String) { problems.append(problem) }
+
     /// Kills what is left, closes the store, and removes the files (and the database this
     /// driver made) unless a check failed.
     func finish() async {

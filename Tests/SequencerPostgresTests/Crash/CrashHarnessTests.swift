@@ -10,7 +10,7 @@ import Testing
 /// run by two bodies at once.
 ///
 /// `SEQUENCER_CRASH_POINTS=500 swift test --skip-build --filter CrashHarnessTests` runs the long
-/// version (100 kills on SQLite and 40 on PostgreSQL by default); `SEQUENCER_CRASH_SEED` changes
+/// version (100 kills on each store by default); `SEQUENCER_CRASH_SEED` changes
 /// the kill schedule.
 @Suite(.serialized, .timeLimit(.minutes(20)))
 struct CrashHarnessTests {
@@ -18,7 +18,7 @@ struct CrashHarnessTests {
 
     @Test(arguments: StoreKind.testable)
     func killedWorkersLoseNothingAndRecordEachSuccessOnce(_ kind: StoreKind) async throws {
-        let points = Self.environment["SEQUENCER_CRASH_POINTS"].flatMap(Int.init) ?? (kind == .sqlite ? 100 : 40)
+        let points = Self.environment["SEQUENCER_CRASH_POINTS"].flatMap(Int.init) ?? 100
         let seed = Self.environment["SEQUENCER_CRASH_SEED"].flatMap(UInt64.init) ?? 12
         let driver = try await CrashDriver(seed: seed, kind: kind)
         let began = ContinuousClock.now
