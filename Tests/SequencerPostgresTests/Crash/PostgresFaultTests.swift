@@ -30,17 +30,10 @@ struct PostgresFaultTests {
             try await driver.until(seconds: 60, "20 bodies to end") { $0.endCount >= 20 }
             let mark = driver.ledger.events.count
             try await server.restart()
-            // KNOWN ISSUE (intermittent, often under load): a worker's turn can wait for good
-            // after the restart (its transaction never returns, while every connection of its on
-            // the server is idle) and its heartbeat goes on renewing the leases of the jobs whose
-            // ends it holds: the run stalls. Recorded as a known issue until it is fixed; the
-            // checks below then do not run, and the files are kept.
-            var completed = false
-            await withKnownIssue("a worker's turn hangs after pg_ctl restart while its heartbeat renews its leases", isIntermittent: true) {
-                try await Self.waitForTheEnd(driver, seconds: 60)
-                completed = true
-            }
-            guard completed else { return }
+            // It stalled (a turn's ROLLBACK on a closing connection was never answered, while
+            // the heartbeat renewed its leases) in about a third of the runs, until the store
+            // sent ROLLBACK only on connections that survive the error.
+            try await Self.waitForTheEnd(driver, seconds: 60)
             try await driver.stopAll()
             try await driver.check("after the restart", final: true)
             #expect(driver.died == 0)
