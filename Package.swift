@@ -43,7 +43,9 @@ let package = Package(
             dependencies: [.product(name: "DequeModule", package: "swift-collections")],
             swiftSettings: strict
         ),
-        .target(name: "SequencerProcess", dependencies: ["Sequencer"], swiftSettings: strict),
+        .target(name: "SequencerProcess", dependencies: ["Sequencer", "CSequencerSpawn"], swiftSettings: strict),
+        // fork and exec with a supervisor that ends a command with its parent (Linux).
+        .target(name: "CSequencerSpawn"),
         .target(name: "SequencerOutput", dependencies: ["Sequencer"], swiftSettings: strict),
         .target(
             name: "SequencerWorkflowFile",
@@ -129,7 +131,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "QueueCrashWorker",
-            dependencies: ["SequencerQueue", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerQueue", "SequencerPostgres", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -7,10 +7,13 @@
 #   Scripts/postgres.sh stop              # stops it and deletes its data ($SEQUENCER_TEST_POSTGRES_DIR)
 #
 # `start --watch PID` also stops it when process PID ends (the tests start their own this way).
+# `start --listen ADDRESS` also listens on ADDRESS (say, a veth address of a network namespace)
+# and lets clients of that address's network in. `restart DIR` restarts the server of DIR
+# (`pg_ctl restart -m fast`: its connections are cut), for the fault tests.
 # As root (CI), the server runs as the `postgres` user: initdb and postgres refuse root.
 set -euo pipefail
 
-usage() { echo "usage: $0 start [--watch PID] | stop [DIR]" >&2; exit 2; }
+usage() { echo "usage: $0 start [--watch PID] [--listen ADDRESS] | stop [DIR] | restart DIR" >&2; exit 2; }
 
 bin_dir() {
     local dir
@@ -27,10 +30,23 @@ as_server() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-stop() {
+# The data directory given (or $SEQUENCER_TEST_POSTGRES_DIR), if this script made it.
+our_dir() {
     local dir=${1:-${SEQUENCER_TEST_POSTGRES_DIR:-}}
-    [ -n "$dir" ] || { echo "stop: no data directory (give it, or set SEQUENCER_TEST_POSTGRES_DIR)" >&2; exit 2; }
-    case "$dir" in */sequencer-postgres.*) ;; *) echo "stop: $dir is not a directory this script made" >&2; exit 2 ;; esac
+    [ -n "$dir" ] || { echo "no data directory (give it, or set SEQUENCER_TEST_POSTGRES_DIR)" >&2; exit 2; }
+    case "$dir" in */sequencer-postgres.*) ;; *) echo "$dir is not a directory this script made" >&2; exit 2 ;; esac
+    echo "$dir"
+}
+
+restart() {
+    local dir
+    dir=$(our_dir "${1:-}")
+    as_server "$(bin_dir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null
+}
+
+stop() {
+    local dir
+    dir=$(our_dir "${1:-}")
     if [ -f "$dir/data/postmaster.pid" ]; then
         as_server "$(bin_dir)/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     fi
@@ -38,8 +54,14 @@ stop() {
 }
 
 start() {
-    local watch=""
-    if [ "${1:-}" = "--watch" ]; then watch=${2:?--watch needs a process ID}; fi
+    local watch="" listen="127.0.0.1"
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --watch) watch=${2:?--watch needs a process ID}; shift 2 ;;
+            --listen) listen="$listen,${2:?--listen needs an address}"; shift 2 ;;
+            *) usage ;;
+        esac
+    done
     local bin dir port password
     bin=$(bin_dir)
     dir=$(mktemp -d "${TMPDIR:-/tmp}/sequencer-postgres.XXXXXX")
@@ -55,9 +77,12 @@ start() {
         rm -rf "$dir"
         exit 1
     fi
-    # Loopback only; the socket in the data directory; enough connections for parallel tests.
+    if [ "$listen" != 127.0.0.1 ]; then
+        echo "host all all samenet scram-sha-256" >> "$dir/data/pg_hba.conf"
+    fi
+    # Loopback only (and --listen); the socket in the data directory; enough connections for parallel tests.
     if ! as_server "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300" start >/dev/null; then
+        -o "-c listen_addresses=$listen -p $port -k $dir -c max_connections=300" start >/dev/null; then
         cat "$dir/server.log" >&2
         rm -rf "$dir"
         exit 1
@@ -73,5 +98,6 @@ start() {
 case "${1:-}" in
     start) shift; start "$@" ;;
     stop) shift; stop "$@" ;;
+    restart) shift; restart "$@" ;;
     *) usage ;;
 esac

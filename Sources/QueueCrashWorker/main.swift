@@ -5,6 +5,11 @@
 //     queue-crash-worker work STORE LEDGER            work until killed
 //     queue-crash-worker work-poison STORE LEDGER     work until killed, with a poison limit of 3
 //     queue-crash-worker work-quiet STORE LEDGER      work until killed, enqueueing nothing itself
+//     queue-crash-worker work-idle STORE LEDGER       as work-quiet, polling once an hour: only
+//                                                     a notification (LISTEN) wakes it
+//
+// STORE is an SQLite file's path, or a PostgreSQL URL (`postgres://…`). A worker reports each
+// failed turn of its store (the backoff's `storeTrouble`) as a `store trouble:` line on stderr.
 //
 // A worker uses short leases, so that a killed worker's jobs run again within about a second
 // and a half, and appends what its bodies do to the ledger. `work` first enqueues a job under
@@ -18,6 +23,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import SequencerPostgres
 import SequencerQueue
 
 let options = DurableQueue.Options(lease: .seconds(1), heartbeat: .milliseconds(300), poll: .milliseconds(50))
@@ -26,18 +32,21 @@ func main(_ arguments: [String]) async throws {
     switch arguments.first {
     case "seed" where arguments.count == 4:
         guard let round = Int(arguments[2]) else { throw WorkerError("the round '\(arguments[2])' is not a number") }
-        let queue = try await DurableQueue(store: .sqlite(path: arguments[1]), options: options)
+        let queue = try await DurableQueue(store: location(arguments[1]), options: options)
         try write(try await Workload.seed(queue, round: round), to: arguments[3])
         try await queue.close()
     case "seed-poison" where arguments.count == 3:
-        let queue = try await DurableQueue(store: .sqlite(path: arguments[1]), options: options)
+        let queue = try await DurableQueue(store: location(arguments[1]), options: options)
         try write(try await Workload.seedPoison(queue), to: arguments[2])
         try await queue.close()
-    case "work" where arguments.count == 3, "work-poison" where arguments.count == 3, "work-quiet" where arguments.count == 3:
+    case "work" where arguments.count == 3, "work-poison" where arguments.count == 3, "work-quiet" where arguments.count == 3,
+        "work-idle" where arguments.count == 3:
         var options = options
         // Random kills end workers often: only the poison run fails a job for that.
         options.poisonLimit = arguments[0] == "work-poison" ? 3 : 1_000
-        let queue = try await DurableQueue(store: .sqlite(path: arguments[1]), options: options)
+        if arguments[0] == "work-idle" { options.poll = .seconds(3600) }
+        options.storeTrouble = { error in FileHandle.standardError.write(Data("store trouble: \(error)\n".utf8)) }
+        let queue = try await DurableQueue(store: location(arguments[1]), options: options)
         let ledger = try Ledger(path: arguments[2])
         Workload.register(on: queue, ledger: ledger)
         if arguments[0] == "work" {
@@ -47,8 +56,13 @@ func main(_ arguments: [String]) async throws {
         try await queue.work(maxConcurrency: 3)
     default:
         throw WorkerError(
-            "usage: queue-crash-worker seed STORE ROUND MANIFEST | seed-poison STORE MANIFEST | work|work-poison|work-quiet STORE LEDGER")
+            "usage: queue-crash-worker seed STORE ROUND MANIFEST | seed-poison STORE MANIFEST | work|work-poison|work-quiet|work-idle STORE LEDGER")
     }
+}
+
+/// The store at `text`: a PostgreSQL URL, or else an SQLite file's path.
+func location(_ text: String) -> QueueStoreLocation {
+    text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") ? .postgres(url: text) : .sqlite(path: text)
 }
 
 /// Writes the manifest's lines to `path`.

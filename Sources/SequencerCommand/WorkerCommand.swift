@@ -193,7 +193,7 @@ struct QueueShellBody: Sendable {
         var summary: String
         do {
             try ShellWorkflow.makeParentDirectories(of: job.outputs, in: directory)
-            let ended = try await runner.run(.shell(job.command, environment: environment, directory: directory), outputPath: logPath)
+            let ended = try await runner.run(.shell(job.command, environment: environment, directory: directory).dyingWithParent(), outputPath: logPath)
             exit = ended
             summary = ended.description
         } catch {

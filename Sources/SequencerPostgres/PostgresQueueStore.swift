@@ -95,7 +95,7 @@ public final class PostgresQueueStore: QueueStore, CustomStringConvertible {
                         try await connection.query("COMMIT", logger: logger)
                         return value
                     } catch {
-                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        if Self.connectionSurvives(error) { _ = try? await connection.query("ROLLBACK", logger: logger) }
                         throw error
                     }
                 }
@@ -105,6 +105,19 @@ public final class PostgresQueueStore: QueueStore, CustomStringConvertible {
                 throw Self.failure(error, location: description, doing: doing)
             }
         }
+    }
+
+    /// Whether the connection is still usable after `error`, so that a ROLLBACK can end its
+    /// transaction: after an ordinary server error, not after a FATAL one (the server ends the
+    /// connection: 57P01 on a restart), a connection error (class 08) or a lost connection. A
+    /// ROLLBACK sent on a connection that is closing is never answered (postgres-nio), and the
+    /// worker's turn that sent it waited for good while its heartbeat renewed its leases.
+    static func connectionSurvives(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return true }
+        guard error.code == .server, let info = error.serverInfo else { return false }
+        let severity = info[.severity] ?? info[.localizedSeverity] ?? ""
+        let state = info[.sqlState] ?? ""
+        return severity != "FATAL" && severity != "PANIC" && !state.hasPrefix("57P") && !state.hasPrefix("08")
     }
 
     /// Runs one statement outside a transaction and returns its rows.

@@ -13,6 +13,12 @@ public struct ProcessCommand: Sendable, Hashable {
     public var environment: [String: String]
     /// The child's working directory; a relative one is taken from this process's working directory.
     public var directory: String
+    /// Whether the command, with every process it starts in its process group, is killed
+    /// (SIGKILL) when this process ends, however it ends (`kill -9` too), so that none of it runs
+    /// on unwatched. On Linux only (elsewhere it has no effect): the command then runs under a
+    /// small supervisor process, its group's leader, which relays its exit and ends the group
+    /// once this process is gone. `false` by default.
+    public var diesWithParent = false
 
     /// Creates a command.
     ///
@@ -24,5 +30,12 @@ public struct ProcessCommand: Sendable, Hashable {
         self.arguments = arguments
         self.environment = environment
         self.directory = directory
+    }
+
+    /// This command with ``diesWithParent`` set.
+    public func dyingWithParent() -> ProcessCommand {
+        var command = self
+        command.diesWithParent = true
+        return command
     }
 }

@@ -5,6 +5,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if os(Linux)
+internal import CSequencerSpawn
+#endif
 
 #if canImport(Darwin)
 private typealias FileActions = posix_spawn_file_actions_t?
@@ -23,14 +26,29 @@ extension SpawnPlan {
     /// Blocks the calling thread until the child has called `exec` (glibc's `posix_spawn` waits
     /// for it): tens of microseconds, not the run of the program.
     ///
+    /// With ``supervised`` (on Linux), the child is a supervisor, forked, that starts the
+    /// program in its group the same way and ends as it ends (see `sequencer_spawn_supervised`).
+    ///
     /// - Returns: The child's pid, which is also its process group ID, or why it failed.
     func spawn() -> Result<pid_t, SpawnFailure> {
         do throws(SpawnFailure) {
+            #if os(Linux)
+            if supervised { return .success(try spawnSupervised()) }
+            #endif
             return .success(try spawnOrThrow())
         } catch {
             return .failure(error)
         }
     }
+
+    #if os(Linux)
+    private func spawnSupervised() throws(SpawnFailure) -> pid_t {
+        var error: Int32 = 0
+        let pid = sequencer_spawn_supervised(program, argv.pointers, envp.pointers, directory, output, &error)
+        guard pid > 0 else { throw failure(error) }
+        return pid
+    }
+    #endif
 
     private func spawnOrThrow() throws(SpawnFailure) -> pid_t {
         #if canImport(Darwin)

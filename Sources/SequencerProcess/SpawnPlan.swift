@@ -21,6 +21,8 @@ struct SpawnPlan {
     let output: Int32
     let argv: CStringArray
     let envp: CStringArray
+    /// Run under a supervisor that kills its group when this process ends (``ProcessCommand/diesWithParent``).
+    let supervised: Bool
 
     /// Checks `command` and opens the output file (creating or truncating it, mode 0644 less the umask).
     ///
@@ -39,6 +41,7 @@ struct SpawnPlan {
         self.directory = directory
         argv = CStringArray(command.arguments)
         envp = CStringArray(environment: command.environment)
+        supervised = command.diesWithParent
     }
 
     /// Closes the output file (the child has its own copies) and frees the C strings.

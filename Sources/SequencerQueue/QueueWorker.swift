@@ -164,13 +164,39 @@ final class QueueWorker: Sendable {
             recorded(ends)
             let turned = ContinuousClock.now
             state.withLock { $0.window.turn(ended: ends.count, at: turned) }
-            start(claimed)
+            start(try await renewedIfLate(claimed, claimedAt: now))
             // Those waiting for an end or to see a job run (callers of result(of:), inspection)
             // look again. This worker does not: only for rings since the turn began.
             if !ends.isEmpty || !claimed.isEmpty, queue.doorbell.ring() == rung &+ 1 { rung &+= 1 }
             // After a full claim, the next turn comes when enough ends are in (see `ended`).
             try await idle(after: rung, free: free - claimed.count, kinds: kinds, now: now)
         }
+    }
+
+    /// The claimed jobs to start. A claim that came back late (its transaction waited, say, for
+    /// a connection while the server restarted) holds leases that may run out before the next
+    /// heartbeat, and a reaper may take the jobs back while they start: their leases are
+    /// renewed first, and a job no longer this worker's (or cancelled) is not started, its
+    /// attempt ended as cancelled (refused if it is no longer ours). If the renewal fails, the
+    /// claimed jobs are released.
+    private func renewedIfLate(_ claimed: [ClaimedJob], claimedAt: Int64) async throws -> [ClaimedJob] {
+        let now = clock.now()
+        let lease = QueueClock.milliseconds(options.lease)
+        guard !claimed.isEmpty, now - claimedAt > lease / 2 else { return claimed }
+        let end = { (outcome: AttemptEnd.Outcome, jobs: [ClaimedJob]) in
+            self.state.withLock { state in
+                state.ends += jobs.map { AttemptEnd(id: $0.id, attempt: $0.attempt, owner: self.owner, outcome: outcome) }
+            }
+        }
+        let lost: Set<DurableJobID>
+        do {
+            lost = Set(try await store.heartbeat(owner: owner, jobs: claimed.map(\.id), leaseUntil: now + lease, now: now))
+        } catch {
+            end(.released, claimed)
+            throw error
+        }
+        end(.cancelled, claimed.filter { lost.contains($0.id) })
+        return claimed.filter { !lost.contains($0.id) }
     }
 
     /// Waits for an end, an enqueue in this process, the next run time of a job it could claim,

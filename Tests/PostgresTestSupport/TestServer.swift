@@ -24,63 +24,61 @@ public enum TestServer {
     /// The server's URL, to its `postgres` database.
     public static let url = Task<String, any Error> {
         if let url = ProcessInfo.processInfo.environment[variable] { return url }
-        return try await start()
+        return try await start().url
     }
 
-    /// Starts a server with `Scripts/postgres.sh start --watch <this process>`, waiting for
-    /// the script on a thread of its own (a blocking wait on Swift's pool, two threads here,
-    /// would hold up every test).
-    private static func start() async throws -> String {
+    /// Starts a server with `Scripts/postgres.sh start --watch <this process>` (and `extra`
+    /// options of the script): its URL (to its `postgres` database) and data directory.
+    public static func start(_ extra: [String] = []) async throws -> (url: String, directory: String) {
+        let text = try await script(["start", "--watch", "\(getpid())"] + extra)
+        func value(_ name: String) -> String? {
+            let prefix = "export \(name)="
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        }
+        guard let url = value(variable), let directory = value("SEQUENCER_TEST_POSTGRES_DIR") else {
+            throw StartFailed(output: text)
+        }
+        return (url, directory)
+    }
+
+    /// Runs `Scripts/postgres.sh` with `arguments` and returns its output; throws unless it exits 0.
+    public static func script(_ arguments: [String]) async throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sequencer-postgres-start-\(UUID().uuidString).txt").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let arguments = ["/bin/bash", root.appendingPathComponent("Scripts/postgres.sh").path, "start", "--watch", "\(getpid())"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ) == 0 else { throw StartFailed(status: -1, output: "cannot run bash") }
-        let spawned = pid
-        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(spawned, &status, 0) == -1, errno == EINTR {}
-                continuation.resume(returning: (status >> 8) & 0xff)
-            }
-        }
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        let prefix = "export \(variable)="
-        guard status == 0, let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else {
-            throw StartFailed(status: status, output: text)
-        }
-        return String(line.dropFirst(prefix.count))
+        return try await runCommand(["/bin/bash", root.appendingPathComponent("Scripts/postgres.sh").path] + arguments)
     }
 
     struct StartFailed: Error, CustomStringConvertible {
-        let status: Int32
         let output: String
-        var description: String { "Scripts/postgres.sh start failed (exit \(status)): \(output)" }
+        var description: String { "Scripts/postgres.sh start printed no URL: \(output)" }
     }
 
     /// A new database, dropped after `body`: its URL.
     public static func withDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+        let url = try await createDatabase()
+        do {
+            let result = try await body(url)
+            await dropDatabase(url)
+            return result
+        } catch {
+            await dropDatabase(url)
+            throw error
+        }
+    }
+
+    /// A new database on the shared server: its URL.
+    public static func createDatabase() async throws -> String {
         let server = try await url.value
         let name = "test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         try await admin(server, "CREATE DATABASE \(name)")
         var components = URLComponents(string: server)
         components?.path = "/\(name)"
-        let url = components?.string ?? server
-        do {
-            let result = try await body(url)
-            try? await admin(server, "DROP DATABASE \(name) WITH (FORCE)")
-            return result
-        } catch {
-            try? await admin(server, "DROP DATABASE \(name) WITH (FORCE)")
-            throw error
-        }
+        return components?.string ?? server
+    }
+
+    /// Drops a database that ``createDatabase()`` made, closing its connections.
+    public static func dropDatabase(_ database: String) async {
+        guard let server = try? await url.value, let name = URLComponents(string: database)?.path.dropFirst(), name.hasPrefix("test_") else { return }
+        try? await admin(server, "DROP DATABASE \(name) WITH (FORCE)")
     }
 
     static let logger = Logger(label: "sequencer.postgres.tests", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -96,4 +94,54 @@ public enum TestServer {
         }
         try await connection.close()
     }
+
+    /// The first column of the first row of `query` (a count), on a connection of its own to `url`.
+    public static func number(_ url: String, _ query: String) async throws -> Int {
+        let connection = try await PostgresConnection.connect(configuration: PostgresURL(url).connection, id: 1, logger: logger)
+        do {
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: query), logger: logger).collect()
+            try await connection.close()
+            return try rows.first?.decode(Int.self) ?? 0
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+/// Runs `arguments` (a program's absolute path first) to its end, its stdout and stderr in one
+/// text; throws unless it exits 0. Waits on a thread of its own (a blocking wait on Swift's pool,
+/// two threads here, would hold up every test).
+public func runCommand(_ arguments: [String]) async throws -> String {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("sequencer-test-command-\(UUID().uuidString).txt").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid = pid_t()
+    guard let program = arguments.first, posix_spawn(&pid, program, &actions, nil, argv, environ) == 0 else {
+        throw CommandFailed(arguments: arguments, status: -1, output: "cannot start it")
+    }
+    let spawned = pid
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) == -1, errno == EINTR {}
+            continuation.resume(returning: (status >> 8) & 0xff)
+        }
+    }
+    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    guard status == 0 else { throw CommandFailed(arguments: arguments, status: status, output: text) }
+    return text
+}
+
+public struct CommandFailed: Error, CustomStringConvertible {
+    let arguments: [String]
+    let status: Int32
+    let output: String
+    public var description: String { "\(arguments.joined(separator: " ")) failed (exit \(status)): \(output)" }
 }

@@ -4,20 +4,23 @@ import SequencerTestSupport
 import Testing
 
 /// Kills `queue-crash-worker` processes with SIGKILL at random moments (mid-claim, mid-body,
-/// and right after a body's end, mid-commit) while they work one SQLite file, restarts them, and
-/// checks the file and the ledger their bodies write: nothing lost, no recorded success run
-/// again, needs respected, no job, key or width-1 lane run by two bodies at once.
+/// and right after a body's end, mid-commit) while they work one store (an SQLite file, or a
+/// PostgreSQL database), restarts them, and checks the store and the ledger their bodies write:
+/// nothing lost, no recorded success run again, needs respected, no job, key or width-1 lane
+/// run by two bodies at once.
 ///
 /// `SEQUENCER_CRASH_POINTS=500 swift test --skip-build --filter CrashHarnessTests` runs the long
-/// version (100 kills by default); `SEQUENCER_CRASH_SEED` changes the kill schedule.
+/// version (100 kills on each store by default); `SEQUENCER_CRASH_SEED` changes
+/// the kill schedule.
 @Suite(.serialized, .timeLimit(.minutes(20)))
 struct CrashHarnessTests {
     static let environment = ProcessInfo.processInfo.environment
 
-    @Test func killedWorkersLoseNothingAndRecordEachSuccessOnce() async throws {
+    @Test(arguments: StoreKind.testable)
+    func killedWorkersLoseNothingAndRecordEachSuccessOnce(_ kind: StoreKind) async throws {
         let points = Self.environment["SEQUENCER_CRASH_POINTS"].flatMap(Int.init) ?? 100
         let seed = Self.environment["SEQUENCER_CRASH_SEED"].flatMap(UInt64.init) ?? 12
-        let driver = try await CrashDriver(seed: seed)
+        let driver = try await CrashDriver(seed: seed, kind: kind)
         let began = ContinuousClock.now
         try await driver.seed(round: 0)
         while driver.kills < points {
@@ -35,19 +38,20 @@ struct CrashHarnessTests {
         try await driver.check("the end", final: true)
         let jobs = try await driver.store.counts().values.reduce(0, +)
         print(
-            "crash harness (seed \(seed)): \(driver.kills) kills (\(driver.killsBesideAnother) beside another worker, "
+            "crash harness (\(kind), seed \(seed)): \(driver.kills) kills (\(driver.killsBesideAnother) beside another worker, "
                 + "\(driver.killsAtReady) as soon as ready, "
                 + "\(driver.ledger.endsMidBody()) mid-body, "
                 + "\(driver.killsAfterEnd) right after a body's end, \(driver.killsBeforeCommit) of them before its commit), "
                 + "\(driver.starts) worker starts, \(driver.rounds) seeded rounds, \(jobs) jobs, "
                 + "\(driver.ledger.events.count) ledger events, \(began.duration(to: .now))")
         #expect(driver.kills >= points)
-        driver.finish()
+        await driver.finish()
     }
 
-    @Test func aBodyThatKillsItsProcessIsFailedAsPoisonAndItsDependentsSkipped() async throws {
-        let driver = try await CrashDriver(seed: 1)
-        try await driver.run(["seed-poison", driver.storePath, driver.manifestPath(0)])
+    @Test(arguments: StoreKind.testable)
+    func aBodyThatKillsItsProcessIsFailedAsPoisonAndItsDependentsSkipped(_ kind: StoreKind) async throws {
+        let driver = try await CrashDriver(seed: 1, kind: kind)
+        try await driver.run(["seed-poison", driver.location, driver.manifestPath(0)])
         try driver.readManifest(0)
         let poison = try #require(driver.planned.first { $0.value.expect == "crashed" }?.key)
         // Its dependents are skipped in the transaction that fails it: no need to wait for them.
@@ -64,6 +68,6 @@ struct CrashHarnessTests {
         // Each crash was a start of its body; none after the third.
         #expect(driver.ledger.runs().filter { $0.job == poison }.count == 3)
         #expect(driver.died == 3)
-        driver.finish()
+        await driver.finish()
     }
 }

@@ -6,13 +6,15 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import PostgresTestSupport
 import SequencerQueue
 import SequencerTestSupport
 import Testing
 
 /// A worker that loses touch with the store past its lease (here: stopped with SIGSTOP, as a
 /// network partition or a long pause would), then comes back: another worker has taken its job
-/// meanwhile, and the late end of the first attempt must be refused, whatever it says.
+/// meanwhile, and the late end of the first attempt must be refused, whatever it says. On an
+/// SQLite file and on PostgreSQL (its fence: `WHERE attempt AND owner` in the ending UPDATE).
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct LeaseLossTests {
     /// `hold` jobs (see `queue-crash-worker`'s Workload.swift) wait for `release-N`, N the
@@ -21,17 +23,37 @@ struct LeaseLossTests {
         var release: String
     }
 
-    @Test func aWorkerStoppedPastItsLeaseHasItsLateEndRefused() async throws {
-        let driver = try await CrashDriver(seed: 1)
-        defer { driver.finish() }
+    @Test(arguments: StoreKind.testable)
+    func aWorkerStoppedPastItsLeaseHasItsLateEndRefused(_ kind: StoreKind) async throws {
+        let driver = try await CrashDriver(seed: 1, kind: kind)
+        do {
+            try await Self.lateEndIsRefused(driver, startFirst: { try driver.start("work-quiet") }) { pid in
+                try await Self.cut(pid, on: driver, { kill(pid, SIGSTOP) }, isCut: { Self.isStopped(pid) }, restore: { kill(pid, SIGCONT) })
+            } restore: { pid in
+                kill(pid, SIGCONT)
+            }
+        } catch {
+            await driver.finish()
+            throw error
+        }
+        await driver.finish()
+    }
+
+    /// The scenario: the first worker (started by `startFirst`) starts a `hold` job; `cut`
+    /// parts it from the store; a second worker takes the job once the first one's lease (1 s)
+    /// has expired; `restore` brings the first one back, and its body ends attempt 1 while
+    /// attempt 2 runs: that late end is refused, and attempt 2's success is the one recorded.
+    static func lateEndIsRefused(
+        _ driver: CrashDriver, startFirst: () throws -> Void, cut: (pid_t) async throws -> Void, restore: (pid_t) async throws -> Void
+    ) async throws {
         let release = driver.directory.file("release")
-        let queue = try await DurableQueue(store: .sqlite(path: driver.storePath), options: .init(poll: .milliseconds(20)))
+        let queue = try await DurableQueue(store: driver.queueLocation, options: .init(poll: .milliseconds(20)))
         let held = try await queue.enqueue("hold", Hold(release: release))
 
-        try driver.start("work-quiet")
+        try startFirst()
         let first = driver.workers[0]
         try await driver.until(seconds: 30, "the first worker to start the job") { $0.started(held, attempt: 1, by: first) }
-        try await stop(first)
+        try await cut(first)
 
         // The second worker takes the job once the first one's lease (1 s) has expired.
         try driver.start("work-quiet")
@@ -40,7 +62,7 @@ struct LeaseLossTests {
 
         // The first worker comes back, and its body (deaf to the cancellation its heartbeat
         // asks for) ends attempt 1 while attempt 2 runs.
-        kill(first, SIGCONT)
+        try await restore(first)
         try Data().write(to: URL(fileURLWithPath: "\(release)-1"))
         try await driver.until(seconds: 30, "the first worker's late end") { $0.ended(held, attempt: 1, by: first) }
         // Its worker reports that end at its next turn, in the same transaction as (or before)
@@ -64,18 +86,32 @@ struct LeaseLossTests {
         try await queue.close()
     }
 
-    /// Stops `pid` with SIGSTOP outside a write transaction: SQLite's write lock is a POSIX lock,
-    /// and a process stopped while it holds it would hold up every other process of the file
-    /// (the same holds for a process stopped by anything else: see the DocC article).
-    func stop(_ pid: pid_t) async throws {
+    /// Parts `pid` from the store with `cut` (once `isCut` holds) at a moment it holds no lock:
+    /// not in SQLite's write transaction (a POSIX lock: a process stopped while it holds it would
+    /// hold up every other process of the file, see the DocC article), and, on PostgreSQL, with
+    /// no transaction open on the database (its row locks would hold up the other worker's
+    /// reaper). Otherwise `restore`s it and tries again a moment later.
+    static func cut(
+        _ pid: pid_t, on driver: CrashDriver, _ cut: () async throws -> Void, isCut: () -> Bool,
+        restore: () async throws -> Void
+    ) async throws {
         for _ in 0..<200 {
-            kill(pid, SIGSTOP)
-            _ = await eventually { Self.isStopped(pid) }
-            if !Self.holdsWriteLock(pid) { return }
-            kill(pid, SIGCONT)
+            try await cut()
+            _ = await eventually { isCut() }
+            if try await !holdsLock(pid, driver) { return }
+            try await restore()
             try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
         }
-        throw CrashHarnessError("process \(pid) held SQLite's write lock at each of 200 stops")
+        throw CrashHarnessError("process \(pid) held a lock of the store at each of 200 tries")
+    }
+
+    static func holdsLock(_ pid: pid_t, _ driver: CrashDriver) async throws -> Bool {
+        guard driver.location.hasPrefix("postgres") else { return holdsWriteLock(pid) }
+        // Only the parted worker can have a transaction open: the test's connections are idle.
+        return try await TestServer.number(
+            driver.location,
+            "SELECT count(*)::bigint FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
+        ) > 0
     }
 
     /// Whether `pid` is stopped (state T in /proc/PID/stat).

@@ -6,15 +6,21 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import PostgresTestSupport
+import SequencerPostgres
 import SequencerQueue
 import SequencerTestSupport
 import Testing
 
 /// The harness's driver: starts and kills worker processes, and checks the store and ledger.
+/// The store is an SQLite file or a PostgreSQL database (``StoreKind``).
 final class CrashDriver {
     let directory: TemporaryDirectory
-    let storePath: String
-    let store: SQLiteQueueStore
+    /// What the workers are given: the SQLite file's path, or the database's URL.
+    let location: String
+    let store: any QueueStore
+    /// A database this driver made on the shared server: dropped by ``finish()``.
+    private let ownsDatabase: Bool
     var ledger: CrashLedger
     var random: SplitMix64
     private(set) var workers: [pid_t] = []
@@ -33,11 +39,21 @@ final class CrashDriver {
     private(set) var died = 0
     private var problems: [String] = []
 
-    init(seed: UInt64) async throws {
+    /// A driver on a new store of `kind`, or on the database at `url` (a server of the test's own).
+    init(seed: UInt64, kind: StoreKind = .sqlite, url: String? = nil) async throws {
         // Kept when a check fails: the ledger, the store and the workers' log are the report.
         directory = try TemporaryDirectory(prefix: "sequencer-crash", removedAtEnd: false)
-        storePath = directory.file("queue.sqlite")
-        store = try SQLiteQueueStore(path: storePath)
+        if let url {
+            location = url
+            ownsDatabase = false
+        } else if kind == .postgres {
+            location = try await TestServer.createDatabase()
+            ownsDatabase = true
+        } else {
+            location = directory.file("queue.sqlite")
+            ownsDatabase = false
+        }
+        store = location.hasPrefix("postgres") ? try await PostgresQueueStore(url: location) : try SQLiteQueueStore(path: location)
         ledger = CrashLedger(path: directory.file("ledger.txt"))
         random = SplitMix64(state: seed)
     }
@@ -49,11 +65,18 @@ final class CrashDriver {
         return Bundle.main.bundleURL.appendingPathComponent("queue-crash-worker")
     }
 
+    /// The store at `location`, for a ``DurableQueue`` (and for the driver's own reads).
+    static func queueLocation(_ location: String) -> QueueStoreLocation {
+        location.hasPrefix("postgres") ? .postgres(url: location) : .sqlite(path: location)
+    }
+
+    var queueLocation: QueueStoreLocation { Self.queueLocation(location) }
+
     func manifestPath(_ round: Int) -> String { directory.file("manifest-\(round).txt") }
 
     /// Enqueues a round of the workload (in a process of its own) and notes its plan.
     func seed(round: Int) async throws {
-        try await run(["seed", storePath, String(round), manifestPath(round)])
+        try await run(["seed", location, String(round), manifestPath(round)])
         try readManifest(round)
         rounds = round + 1
     }
@@ -68,22 +91,24 @@ final class CrashDriver {
 
     // MARK: - Processes
 
-    /// Starts a worker with `arguments`, its output appended to `workers.log`.
+    /// Starts a worker with `arguments`, its output appended to `workers.log`; `through` is a
+    /// command that runs it (such as `ip netns exec NAME`), which must `exec` it.
     @discardableResult
-    func spawn(_ arguments: [String]) throws -> pid_t {
+    func spawn(_ arguments: [String], through: [String] = []) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         let log = directory.file("workers.log")
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        let argv = ([Self.binary.path] + arguments).map { strdup($0) } + [nil]
+        let argv = (through + [Self.binary.path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in environment { free(pointer) } }
         var pid = pid_t()
-        let status = posix_spawn(&pid, Self.binary.path, &actions, nil, argv, environment)
-        guard status == 0 else { throw CrashHarnessError("cannot start \(Self.binary.path): error \(status)") }
+        let program = through.first ?? Self.binary.path
+        let status = posix_spawn(&pid, program, &actions, nil, argv, environment)
+        guard status == 0 else { throw CrashHarnessError("cannot start \(program): error \(status)") }
         return pid
     }
 
@@ -93,9 +118,10 @@ final class CrashDriver {
         guard status == 0 else { throw CrashHarnessError("queue-crash-worker \(arguments) ended with status \(status); see \(directory.file("workers.log"))") }
     }
 
-    /// Starts a worker (`work` or `work-poison`).
-    func start(_ command: String) throws {
-        workers.append(try spawn([command, storePath, ledger.path]))
+    /// Starts a worker (`work`, `work-poison`, ...) of the store at `location` (the driver's
+    /// by default), run `through` a command (see ``spawn(_:through:)``).
+    func start(_ command: String, location: String? = nil, through: [String] = []) throws {
+        workers.append(try spawn([command, location ?? self.location, ledger.path], through: through))
         starts += 1
     }
 
@@ -214,8 +240,9 @@ final class CrashDriver {
         try await store.counts().filter { $0.key.isLive }.values.reduce(0, +)
     }
 
-    /// `PRAGMA integrity_check` on the file the workers share.
+    /// `PRAGMA integrity_check` on the file the workers share (PostgreSQL has no such check).
     func expectIntact() {
+        guard let store = store as? SQLiteQueueStore else { return }
         do {
             let found = try store.integrityProblems()
             if !found.isEmpty { problems.append("integrity_check after \(kills) kills: \(found)") }
@@ -250,10 +277,17 @@ final class CrashDriver {
         if !problems.isEmpty { throw CrashHarnessError("the checks failed; see \(directory.path)") }
     }
 
-    /// Kills what is left, and removes the files unless a check failed.
-    func finish() {
+    /// Notes a problem found by the test itself: the files are kept.
+    func note(_ problem: String) { problems.append(problem) }
+
+    /// Kills what is left, closes the store, and removes the files (and the database this
+    /// driver made) unless a check failed.
+    func finish() async {
         for pid in workers { kill(pid, SIGKILL) }
-        if problems.isEmpty { directory.remove() }
+        try? await store.close()
+        guard problems.isEmpty else { return }
+        directory.remove()
+        if ownsDatabase { await TestServer.dropDatabase(location) }
     }
 
     deinit {
