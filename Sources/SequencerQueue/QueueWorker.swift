@@ -31,6 +31,8 @@ final class QueueWorker: Sendable {
         var window: ClaimWindow
         /// Kinds whose body threw ``CannotRunHere``, with the time until which none is claimed.
         var refused: [String: Int64] = [:]
+        /// When the turn under way began to wait for the store; nil between turns.
+        var turnSince: Int64?
 
         /// Claimed jobs waiting for a slot, and running ones: up to this many.
         func capacity(slots: Int) -> Int { slots + window.ahead }
@@ -152,6 +154,8 @@ final class QueueWorker: Sendable {
                 // that committed returns its claims, which the shutdown then releases (rather
                 // than leaving them to their leases, each counted as a crash).
                 let (store, owner, at, leaseUntil) = (store, owner, now, now + QueueClock.milliseconds(options.lease))
+                state.withLock { $0.turnSince = at }
+                defer { state.withLock { $0.turnSince = nil } }
                 claimed = try await Task {
                     try await store.finishAndClaim(
                         ends, kinds: free > 0 ? kinds : [], limit: max(0, free), owner: owner, now: at, leaseUntil: leaseUntil
@@ -373,23 +377,42 @@ final class QueueWorker: Sendable {
 
     /// Renews this worker's leases every heartbeat (or at once when `now` rings: a cancel was
     /// heard), and stops the jobs it should no longer run.
+    ///
+    /// A worker that cannot renew its leases gives its jobs up before they run out: when the
+    /// next heartbeat would come after the last renewal's lease ends, its running bodies are
+    /// cancelled and their jobs released (another worker may take them once the leases
+    /// expire; never two at once). A turn stuck in the store for half a lease makes the
+    /// heartbeat stop renewing, for the same end: the jobs go on elsewhere, not in a worker
+    /// that cannot record them.
     private func beat(_ now: Doorbell) async {
         var rung = now.version
+        let lease = QueueClock.milliseconds(options.lease)
+        var renewed = clock.now()
         while !Task.isCancelled {
             do {
                 try await now.wait(after: rung, upTo: options.heartbeat, clock: clock)
                 rung = now.version
-                let jobs = state.withLock { Array($0.running.keys) }
+                let (jobs, turnSince) = state.withLock { (Array($0.running.keys), $0.turnSince) }
                 let now = clock.now()
-                let stop = try await store.heartbeat(
-                    owner: owner, jobs: jobs, leaseUntil: now + QueueClock.milliseconds(options.lease), now: now)
+                if let turnSince, now - turnSince >= lease / 2 {
+                    throw QueueError(code: .database, location: "\(store)", message: "a turn has waited for the store since \(now - turnSince) ms")
+                }
+                let stop = try await store.heartbeat(owner: owner, jobs: jobs, leaseUntil: now + lease, now: now)
+                renewed = now
                 for id in stop { cancel(id) }
             } catch {
-                // Cancelled, or the store is out of reach: the next beat tries again; leases
-                // that expire meanwhile are fenced.
                 if Task.isCancelled { return }
+                let now = clock.now()
+                if now + QueueClock.milliseconds(options.heartbeat) >= renewed + lease { giveUpRunningJobs() }
             }
         }
+    }
+
+    /// Cancels every running body, its job released (not cancelled): this worker can no
+    /// longer hold their leases.
+    private func giveUpRunningJobs() {
+        let locals = state.withLock { state in state.running.values.map(\.local) }
+        for id in locals { local.cancel(id) }
     }
 
     /// Cancels a job this worker runs.

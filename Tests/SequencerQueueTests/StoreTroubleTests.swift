@@ -14,6 +14,11 @@ struct StoreTroubleTests {
         let store: SQLiteQueueStore
         let failures: Locked<Int>
         let code: QueueError.Code
+        /// Whether every heartbeat fails (the network to the store is down), and how many came.
+        let heartbeatsFail = Locked(false)
+        let heartbeats = Locked(0)
+        /// When set, turns wait for it to open (a transaction stuck in the store).
+        let stuck = Locked<Gate?>(nil)
 
         init(_ store: SQLiteQueueStore, failures: Int, code: QueueError.Code = .database) {
             self.store = store
@@ -29,6 +34,7 @@ struct StoreTroubleTests {
                 return left > 0
             }
             if fail { throw QueueError(code: code, location: "troubled", message: "the server went away") }
+            if let gate = stuck.withLock({ $0 }) { await gate.wait() }
             return try await store.finishAndClaim(ends, kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil)
         }
 
@@ -38,7 +44,9 @@ struct StoreTroubleTests {
         }
         func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool] { try await store.finish(ends, now: now) }
         func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
-            try await store.heartbeat(owner: owner, jobs: jobs, leaseUntil: leaseUntil, now: now)
+            heartbeats.withLock { $0 += 1 }
+            if heartbeatsFail.withLock({ $0 }) { throw QueueError(code: .database, location: "troubled", message: "the network is down") }
+            return try await store.heartbeat(owner: owner, jobs: jobs, leaseUntil: leaseUntil, now: now)
         }
         func reap(now: Int64, poisonLimit: Int) async throws -> Int { try await store.reap(now: now, poisonLimit: poisonLimit) }
         func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState? { try await store.cancel(id, now: now) }
@@ -78,5 +86,88 @@ struct StoreTroubleTests {
         _ = try await queue.enqueue("double", 21)
         let error = await #expect(throws: QueueError.self) { try await queue.work() }
         #expect(error?.code == .newerVersion)
+    }
+
+    /// Heartbeats fail (the worker is cut off from the store): it keeps its job while its lease
+    /// may still hold, and gives it up, released, before the next heartbeat would come after the
+    /// lease ran out, so that it never runs beside another worker's attempt. (Without the rule
+    /// the body is never stopped, and the test reaches its time limit.)
+    @Test func aWorkerThatCannotRenewItsLeasesGivesItsJobsUpBeforeTheyRunOut() async throws {
+        let directory = try TemporaryDirectory()
+        let store = TroubledStore(try SQLiteQueueStore(path: directory.file("q.sqlite")), failures: 0)
+        store.heartbeatsFail.withLock { $0 = true }
+        let clock = ManualClock()
+        let queue = DurableQueue(
+            store: store, options: .init(lease: .seconds(30), heartbeat: .seconds(10), poll: .seconds(3600), clock: clock))
+        let started = Gate()
+        let stopped = Gate()
+        let starts = Locked(0)
+        queue.register("hold") { (_: Int, _: JobContext) -> Int in
+            starts.withLock { $0 += 1 }
+            started.open()
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                stopped.open()
+                throw error
+            }
+            return 0
+        }
+        let id = try await queue.enqueue("hold", 1)
+        try await DurableQueueTests.working(queue) { () async throws in
+            await started.wait()
+            clock.advance(by: .seconds(10))
+            #expect(await eventually { store.heartbeats.withLock { $0 } >= 1 })
+            #expect(try await queue.job(id)?.state == .running, "at 10 s the lease (until 30 s) may still hold: the job is kept")
+            clock.advance(by: .seconds(10))
+            await stopped.wait()
+            // Released, not cancelled or failed: the store (reachable for turns here) hands it
+            // out again, as attempt 1 again.
+            #expect(await eventually { starts.withLock { $0 } == 2 })
+            let job = try #require(try await queue.job(id))
+            #expect(job.state == .running && job.attempts == 1, "\(job)")
+        }
+    }
+
+    /// A turn stuck in the store: the heartbeat stops renewing once it has waited half a lease,
+    /// and the running body is given up before its lease runs out.
+    @Test func aTurnStuckInTheStoreStopsTheRenewalsAndTheWorkerGivesItsJobsUp() async throws {
+        let directory = try TemporaryDirectory()
+        let store = TroubledStore(try SQLiteQueueStore(path: directory.file("q.sqlite")), failures: 0)
+        let clock = ManualClock()
+        let queue = DurableQueue(
+            store: store, options: .init(lease: .seconds(30), heartbeat: .seconds(10), poll: .seconds(3600), clock: clock))
+        let started = Gate()
+        let stopped = Gate()
+        queue.register("hold") { (_: Int, _: JobContext) -> Int in
+            started.open()
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                stopped.open()
+                throw error
+            }
+            return 0
+        }
+        let id = try await queue.enqueue("hold", 1)
+        let stuck = Gate()
+        try await DurableQueueTests.working(queue) { () async throws in
+            await started.wait()
+            store.stuck.withLock { $0 = stuck }
+            _ = try await queue.enqueue("hold", 2)
+            #expect(await eventually { queue.workers.withLock { $0.values.contains { $0.state.withLock { $0.turnSince != nil } } } })
+            // The only sleeper on the clock is the heartbeat's timer: the worker waits in its turn.
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: .seconds(10))
+            #expect(await eventually { store.heartbeats.withLock { $0 } == 1 }, "at 10 s the turn had waited less than half a lease")
+            for _ in 1...2 {
+                await clock.sleepers(atLeast: 1)
+                clock.advance(by: .seconds(10))
+            }
+            await stopped.wait()
+            #expect(store.heartbeats.withLock { $0 } == 1, "no renewal while the turn is stuck")
+            stuck.open()
+            #expect(try await queue.job(id)?.attempts ?? 0 <= 1)
+        }
     }
 }
