@@ -82,7 +82,7 @@ struct PostgresDrainTests {
     }
 
     /// A worker drains a backlog of a thousand jobs, flat and as a graph of layers, in a few
-    /// statements per turn: well under one per job (each end was two statements before).
+    /// statements per turn: under one per job.
     @Test(arguments: [false, true])
     func aDrainRunsAFewStatementsPerTurn(layered: Bool) async throws {
         try await TestServer.withDatabase { url in
@@ -107,8 +107,10 @@ struct PostgresDrainTests {
             }
             worker.cancel()
             try await worker.value
+            // Here 122 to 163 flat and 247 to 296 layered; each end alone was 2 statements:
+            // 2,421 and 2,491. The bound leaves room for the smaller turns of a loaded machine.
             let count = statements.withLock { $0 }
-            #expect(count <= jobs / 2, "\(count) statements to drain \(jobs) jobs")
+            #expect(count <= jobs * 4 / 5, "\(count) statements to drain \(jobs) jobs")
             try await store.close()
         }
     }
