@@ -4,7 +4,7 @@
     python3 Scripts/bench-postgres-peers.py [--url postgres://USER:PASSWORD@HOST:PORT/DB]
         [--jobs 100000] [--workers 4] [--rate 200] [--seconds 10]
         [--peers pgqueuer,procrastinate] [--procrastinate-concurrency 1]
-        [--sequencer-command "COMMAND ..."] [--json FILE]
+        [--sequencer-command "COMMAND ..." [--dag]] [--json FILE]
 
 Creates a virtual environment under /tmp (once), installs PgQueuer and Procrastinate into it with
 pip (pinned below), and measures them against one real PostgreSQL. Without --url it starts a
@@ -103,6 +103,10 @@ script itself serves through the same five calls (see `peer_main`):
                                  skipped); the input of each is the wall-clock time in seconds
                                  since 1970 (a Double) read just before its enqueue call; print
                                  `produced COUNT SECONDS` at the end
+    COMMAND enqueue-dag URL N    (with --dag) enqueue the DESIGN.md graph of N `noop` jobs (each
+                                 needing up to three earlier ones; `sequencer-bench`'s RandomDAG,
+                                 seed 42) in batches of 1,000; its row is "Sequencer, DAG", and
+                                 the flat row is the same jobs with the needs left out
     COMMAND worker URL           connect, then print `ready` (one line, flushed) and wait for one
                                  line on standard input before claiming anything; run both kinds
                                  with the worker's normal concurrency until SIGTERM, then stop
@@ -111,7 +115,7 @@ script itself serves through the same five calls (see `peer_main`):
                                  wall-clock time at the start of its body minus its input, in
                                  seconds) and exit 0
 
-for example `--sequencer-command ".build/release/sequencer-bench --postgres-peer"`. Its row is
+for example `--sequencer-command .build/release/queue-peer`. Its row is
 named "Sequencer".
 
 Output: a table per measurement, one row per system, and with --json FILE the same figures.
@@ -543,13 +547,13 @@ class CPU:
         return server, self.ended_children() - self.workers_before
 
 
-def burn_down(system, admin, url, jobs, workers, postmaster):
+def burn_down(system, admin, url, jobs, workers, postmaster, dag=False):
     import psycopg
     with FreshDatabase(admin, url, f"bench_{system.slug}_burn_down") as database:
         system.run("install", database.url)
         pending_sql = system.run("pending-sql").strip()
         start = time.perf_counter()
-        system.run("enqueue", database.url, str(jobs))
+        system.run("enqueue-dag" if dag else "enqueue", database.url, str(jobs))
         enqueue_seconds = time.perf_counter() - start
         with connect(database.url) as connection:
             if connection.execute(pending_sql).fetchone()[0] == 0:
@@ -575,7 +579,7 @@ def burn_down(system, admin, url, jobs, workers, postmaster):
         commits_after, wal_after = settled_stats(admin, database.name)
     commits = commits_after - commits_before - probes
     wal = wal_after - wal_before
-    return {"system": system.name, "measurement": "burn-down", "jobs": jobs, "workers": workers,
+    return {"system": system.name + (", DAG" if dag else ""), "measurement": "burn-down", "jobs": jobs, "workers": workers,
             "enqueue_jobs_per_s": round(jobs / enqueue_seconds), "drain_seconds": round(seconds, 3),
             "jobs_per_s": round(jobs / seconds), "commits": commits, "commits_per_job": round(commits / jobs, 3),
             "commits_per_s": round(commits / seconds), "wal_bytes": wal, "wal_bytes_per_job": round(wal / jobs),
@@ -645,6 +649,8 @@ def parse_arguments():
                         help="jobs at once per Procrastinate worker, or several (1,10: a row each); "
                              "default 1, Procrastinate's own default")
     parser.add_argument("--sequencer-command", help="measure Sequencer through this command (see the protocol above)")
+    parser.add_argument("--dag", action="store_true",
+                        help="also burn down Sequencer's DAG of N jobs (COMMAND enqueue-dag; peers have no DAG)")
     parser.add_argument("--postgres-script", default=os.path.join(REPOSITORY, "Scripts", "postgres.sh"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--json", help="also write the figures to this file")
@@ -666,6 +672,8 @@ def parse_arguments():
     for peer in peers:
         if peer not in PEER_CALLS:
             parser.error(f"--peers: unknown peer {peer!r} (known: {', '.join(PEER_CALLS)})")
+    if args.dag and not args.sequencer_command:
+        parser.error("--dag measures Sequencer only: give --sequencer-command")
     if not peers and not args.sequencer_command:
         parser.error("nothing to measure: no --peers and no --sequencer-command")
     args.peers = peers
@@ -716,6 +724,9 @@ def main():
         for system in systems(args):
             print(f"{system.name}: burn-down ...", file=sys.stderr, flush=True)
             rows.append(burn_down(system, admin, server.url, args.jobs, args.workers, local_postmaster(admin)))
+            if args.dag and system.name == "Sequencer":
+                print(f"{system.name}: burn-down, DAG ...", file=sys.stderr, flush=True)
+                rows.append(burn_down(system, admin, server.url, args.jobs, args.workers, local_postmaster(admin), dag=True))
             print(f"{system.name}: latency ...", file=sys.stderr, flush=True)
             rows.append(latency(system, admin, server.url, args.workers, args.rate, args.seconds))
     print_tables(rows)

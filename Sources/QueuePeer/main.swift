@@ -11,10 +11,13 @@ import SequencerQueue
 ///     queue-peer install URL
 ///     queue-peer pending-sql
 ///     queue-peer enqueue URL N
+///     queue-peer enqueue-dag URL N
 ///     queue-peer produce URL RATE SECONDS
 ///     queue-peer worker URL
 ///
-/// URL is a PostgreSQL URL (`postgres://`), or an SQLite file's path.
+/// URL is a PostgreSQL URL (`postgres://`), or an SQLite file's path. A worker claims ahead
+/// ``DurableQueue/Options/claimAhead`` jobs at least: `QUEUE_PEER_CLAIM_AHEAD=N` in the
+/// environment sets it (the default otherwise, 16).
 enum QueuePeer {
     static func run(_ arguments: [String]) async -> Int32 {
         do {
@@ -27,6 +30,9 @@ enum QueuePeer {
             case ("enqueue", 3):
                 guard let count = Int(arguments[2]) else { throw PeerError("N must be a number, not '\(arguments[2])'") }
                 try await enqueue(count, url: arguments[1])
+            case ("enqueue-dag", 3):
+                guard let count = Int(arguments[2]), count >= 0 else { throw PeerError("N must be a number, not '\(arguments[2])'") }
+                try await enqueueGraph(count, url: arguments[1])
             case ("produce", 4):
                 guard let rate = Double(arguments[2]), let seconds = Double(arguments[3]), rate > 0 else {
                     throw PeerError("RATE and SECONDS must be numbers")
@@ -35,7 +41,7 @@ enum QueuePeer {
             case ("worker", 2):
                 try await work(url: arguments[1])
             default:
-                throw PeerError("usage: queue-peer install URL | pending-sql | enqueue URL N | produce URL RATE SECONDS | worker URL")
+                throw PeerError("usage: queue-peer install URL | pending-sql | enqueue URL N | enqueue-dag URL N | produce URL RATE SECONDS | worker URL")
             }
             return 0
         } catch {
@@ -62,6 +68,38 @@ enum QueuePeer {
         try await queue.close()
     }
 
+    /// The DESIGN.md graph of `count` no-op jobs, by the rule of `sequencer-bench`'s `RandomDAG`
+    /// (each job needs up to three earlier ones, drawn by a 64-bit LCG from seed 42), in
+    /// batches of 1,000 (a ``DurableQueue/Batch`` each: a need in the same batch is one of its
+    /// jobs, an earlier one an enqueued ID).
+    static func enqueueGraph(_ count: Int, url: String) async throws {
+        let queue = try await DurableQueue(store: location(url))
+        var state: UInt64 = 42
+        func draw() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        var ids: [DurableJobID] = []
+        var batch = DurableQueue.Batch()
+        var members: [DurableQueue.Batch.Job] = []
+        for job in 0..<count {
+            if batch.count == 1_000 {
+                ids += try await queue.enqueue(batch)
+                (batch, members) = (DurableQueue.Batch(), [])
+            }
+            var needs: [Int] = []
+            for _ in 0..<min(Int(draw() % 4), job) {
+                let need = Int(draw() % UInt64(job))
+                if !needs.contains(need) { needs.append(need) }
+            }
+            let (inBatch, enqueued) = (needs.filter { $0 >= ids.count }, needs.filter { $0 < ids.count })
+            members.append(try batch.add(
+                "noop", 0, needs: inBatch.map { members[$0 - ids.count] }, needsEnqueued: enqueued.map { ids[$0] }))
+        }
+        ids += try await queue.enqueue(batch)
+        try await queue.close()
+    }
+
     static func produce(url: String, rate: Double, seconds: Double) async throws {
         let queue = try await DurableQueue(store: location(url))
         let count = Int(rate * seconds)
@@ -76,7 +114,9 @@ enum QueuePeer {
     }
 
     static func work(url: String) async throws {
-        let queue = try await DurableQueue(store: location(url))
+        var options = DurableQueue.Options()
+        if let ahead = ProcessInfo.processInfo.environment["QUEUE_PEER_CLAIM_AHEAD"].flatMap({ Int($0) }) { options.claimAhead = ahead }
+        let queue = try await DurableQueue(store: location(url), options: options)
         let latencies = Locked<[Double]>([])
         queue.register("noop") { (_: Int, _: JobContext) in 0 }
         queue.register("stamp") { (enqueued: Double, _: JobContext) -> Int in

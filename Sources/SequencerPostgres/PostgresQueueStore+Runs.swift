@@ -22,15 +22,7 @@ extension PostgresQueueStore: RunStore {
             if let twice = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
                 throw QueueError(code: .invalidOption, location: location, message: "run of '\(run.workflow)': job '\(twice)' is given twice")
             }
-            var ids: [DurableJobID] = []
-            ids.reserveCapacity(jobs.count)
-            var available = false
-            for (position, entry) in jobs.enumerated() {
-                let resolved = try entry.job.resolvingBatchNeeds(ids, position: position, location: location)
-                let (id, made) = try await Self.insert(resolved, now: now, location: location, connection, logger)
-                ids.append(id)
-                available = available || made
-            }
+            let (ids, available) = try await Self.insertAll(jobs.map(\.job), now: now, location: location, connection, logger)
             // One statement for the names; a job given by its key that already belongs to
             // another run breaks `job`'s uniqueness.
             let claimedElsewhere = try await connection.rows(

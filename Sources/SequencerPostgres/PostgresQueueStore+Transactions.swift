@@ -5,11 +5,9 @@ import Sequencer
 import SequencerQueue
 
 extension PostgresQueueStore {
-    /// Enqueues one job: returns the live job with its key, or the new job, and whether it is
-    /// a new available job.
-    ///
-    /// The needs are read `FOR SHARE`: a need that is ending waits for this transaction, or this
-    /// one sees its end, so a dependent never counts a need that has already released it.
+    /// Enqueues one job of a batch with keys (see ``insert(keyless:now:location:_:_:)`` for the
+    /// others): returns the live job with its key, or the new job, and whether it is a new
+    /// available job.
     static func insert(
         _ job: NewDurableJob, now: Int64, location: String, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> (DurableJobID, available: Bool) {
@@ -22,30 +20,12 @@ extension PostgresQueueStore {
         if let lane = job.lane, try await connection.rows("SELECT 1 FROM sequencer.lanes WHERE name = \(lane)", logger).isEmpty {
             throw QueueError(code: .unknownLane, location: location, message: "a job of kind '\(job.kind)' uses lane '\(lane)', which no one declared with lane(_:width:)")
         }
-        let needs = Set(job.needs.map(\.rawValue)).sorted()
-        var states: [Int64: DurableJobState] = [:]
-        if !needs.isEmpty {
-            for row in try await connection.rows("SELECT id, state FROM sequencer.jobs WHERE id = ANY(\(needs)) FOR SHARE", logger) {
-                let (id, state) = try row.decode((Int64, Int).self)
-                states[id] = DurableJobState(rawValue: state) ?? .failed
-            }
-        }
-        var live: [Int64] = []
-        var cause: Int64?
-        for need in needs {
-            guard let state = states[need] else {
-                throw QueueError(code: .unknownNeed, location: location, message: "a job of kind '\(job.kind)' needs job #\(need), which the queue does not have (never enqueued, or pruned after it ended)")
-            }
-            switch state {
-            case .succeeded: break
-            case .waiting, .available, .running: live.append(need)
-            case .failed, .cancelled, .skipped: cause = min(cause ?? need, need)
-            }
-        }
+        let states = try await needStates(Set(job.needs.map(\.rawValue)).sorted(), connection, logger)
+        let (live, cause) = try standing(of: job, states, location: location)
         let state: DurableJobState = cause != nil ? .skipped : live.isEmpty ? .available : .waiting
-        let retry = job.retry == .none ? nil : (try? JSONEncoder().encode(job.retry)).map { String(decoding: $0, as: UTF8.self) }
+        let retry = encodeRetry(job.retry)
         let timeout = job.timeout.map(milliseconds)
-        let error = cause.map { "job #\($0), which it needs, did not succeed" }
+        let error = cause.map(needFailed)
         let errorCode: String? = cause == nil ? nil : "needFailed"
         let endedAt: Int64? = cause == nil ? nil : now
         // A key taken by a job enqueued meanwhile: its transaction committed, and the insert did
@@ -72,6 +52,19 @@ extension PostgresQueueStore {
         throw QueueError(code: .database, location: location, message: "a job of kind '\(job.kind)' with key '\(job.key ?? "")' could not be enqueued: its key kept changing hands; try again")
     }
 
+    /// The states of the jobs `ids`, read `FOR SHARE`: a need that is ending waits for this
+    /// transaction, or this one sees its end, so a dependent never counts a need that has
+    /// already released it.
+    static func needStates(_ ids: [Int64], _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int64: DurableJobState] {
+        var states: [Int64: DurableJobState] = [:]
+        guard !ids.isEmpty else { return states }
+        for row in try await connection.rows("SELECT id, state FROM sequencer.jobs WHERE id = ANY(\(ids)) FOR SHARE", logger) {
+            let (id, state) = try row.decode((Int64, Int).self)
+            states[id] = DurableJobState(rawValue: state) ?? .failed
+        }
+        return states
+    }
+
     static func liveJob(key: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> DurableJobID? {
         let rows = try await connection.rows("SELECT id FROM sequencer.jobs WHERE key = \(key) AND state <= 2", logger)
         return try rows.first.map { DurableJobID(try $0.decode(Int64.self)) }
@@ -88,6 +81,11 @@ extension PostgresQueueStore {
     static func claim(
         kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [ClaimedJob] {
+        if let claimed = try await claimOutsideLanes(
+            kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
+        {
+            return claimed
+        }
         var picked: [Int64] = []
         var room: [String: Int]?
         var after: (priority: Int, id: Int64)?
@@ -125,22 +123,71 @@ extension PostgresQueueStore {
         }
         guard !picked.isEmpty else { return [] }
         let updated = try await connection.rows(
-            """
-            UPDATE sequencer.jobs SET state = 2, attempt = attempt + 1, owner = \(owner), lease_until = \(leaseUntil),
-                started_at = \(now), cancel_requested = false
-            WHERE id = ANY(\(picked))
-            RETURNING id, kind, input, attempt, priority, lane, timeout_ms, retry
-            """, logger)
+            PostgresQuery(
+                unsafeSQL: "UPDATE sequencer.jobs SET \(claiming) WHERE id = ANY($4) RETURNING \(claimedColumns)",
+                binds: claimBinds(owner: owner, leaseUntil: leaseUntil, now: now, picked)), logger)
         var claimed: [Int64: ClaimedJob] = [:]
         for row in updated {
-            let (id, kind, input, attempt, priority, lane, timeout, retry) = try row.decode(
-                (Int64, String, Data, Int, Int, String?, Int64?, String?).self)
-            claimed[id] = ClaimedJob(
-                id: DurableJobID(id), kind: kind, input: input, attempt: attempt,
-                priority: UInt8(exactly: priority).flatMap(Priority.init(rawValue:)) ?? .utility, lane: lane,
-                timeout: timeout.map { .milliseconds($0) }, retry: decodeRetry(retry))
+            let job = try claimedJob(row)
+            claimed[job.id.rawValue] = job
         }
         return picked.compactMap { claimed[$0] }
+    }
+
+    /// What a claim sets, with the owner, the lease's end and the time as `$1`, `$2`, `$3`.
+    static let claiming = "state = 2, attempt = attempt + 1, owner = $1, lease_until = $2, started_at = $3, cancel_requested = false"
+    static let claimedColumns = "id, kind, input, attempt, priority, lane, timeout_ms, retry"
+
+    /// The owner, the lease's end and the time (``claiming``), then `more`.
+    static func claimBinds<Value: PostgresDynamicTypeEncodable>(owner: String, leaseUntil: Int64, now: Int64, _ more: Value...) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(owner)
+        binds.append(leaseUntil)
+        binds.append(now)
+        for value in more { binds.append(value) }
+        return binds
+    }
+
+    /// A row that begins with ``claimedColumns``.
+    static func claimedJob(_ row: PostgresRow) throws -> ClaimedJob {
+        let (id, kind, input, attempt, priority, lane, timeout, retry) = try row.decode(
+            (Int64, String, Data, Int, Int, String?, Int64?, String?).self)
+        return ClaimedJob(
+            id: DurableJobID(id), kind: kind, input: input, attempt: attempt,
+            priority: UInt8(exactly: priority).flatMap(Priority.init(rawValue:)) ?? .utility, lane: lane,
+            timeout: timeout.map { .milliseconds($0) }, retry: decodeRetry(retry))
+    }
+
+    /// The claim in one statement, when none of its first `limit` candidates would take a lane
+    /// slot (the usual case): they are locked `FOR UPDATE SKIP LOCKED` and updated at once, and
+    /// returned in claim order. Returns nil, having claimed nothing, when one would take a
+    /// slot: ``claim(kinds:limit:owner:now:leaseUntil:_:_:)`` then counts the lanes' slots
+    /// (the candidates stay locked by this transaction meanwhile).
+    static func claimOutsideLanes(
+        kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [ClaimedJob]? {
+        var binds = claimBinds(owner: owner, leaseUntil: leaseUntil, now: now, kinds)
+        binds.append(limit)
+        // The laned count comes last, on every row; no candidate is one row of NULLs and 0.
+        let rows = try await connection.rows(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH candidates AS (
+                        SELECT id AS candidate, lane IS NOT NULL AND attempt = 0 AS takes_slot FROM sequencer.jobs
+                        WHERE state = 1 AND run_at <= $3 AND kind = ANY($4)
+                        ORDER BY priority DESC, id LIMIT $5 FOR UPDATE SKIP LOCKED
+                    ), laned AS (
+                        SELECT count(*) AS laned FROM candidates WHERE takes_slot
+                    ), claimed AS (
+                        UPDATE sequencer.jobs SET \(claiming)
+                        FROM candidates WHERE id = candidate AND (SELECT laned FROM laned) = 0
+                        RETURNING \(claimedColumns)
+                    )
+                    SELECT claimed.*, laned.laned FROM laned LEFT JOIN claimed ON true
+                    """, binds: binds), logger)
+        guard let first = rows.first, try first.makeRandomAccess()["laned"].decode(Int.self) == 0 else { return nil }
+        guard try first.makeRandomAccess()["id"].decode(Int64?.self) != nil else { return [] }
+        return try rows.map(claimedJob).sorted { ($0.priority.rawValue, -$0.id.rawValue) > ($1.priority.rawValue, -$1.id.rawValue) }
     }
 
     /// Locks every lane and returns the free slots of each.
@@ -161,22 +208,87 @@ extension PostgresQueueStore {
         return room
     }
 
-    /// Records ends, each fenced by its attempt and owner; notifies when one made a job
-    /// available.
-    static func finish(_ ends: [AttemptEnd], now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> [Bool] {
-        var recorded: [Bool] = []
-        var available = false
-        for end in ends {
-            let (done, freed) = try await finish(end, now: now, connection, logger)
-            recorded.append(done)
-            available = available || freed
+    /// What recording a batch of ends did.
+    struct Recorded {
+        /// Whether each end was recorded, in order.
+        var recorded: [Bool]
+        /// Dependents that became available.
+        var freed: Set<Int64> = []
+        /// Whether an end made its own job available again (a retry, a release).
+        var again = false
+
+        /// Whether other workers must be woken, once `claimed` were claimed in the same
+        /// transaction: a job became available that this transaction did not take.
+        func mustNotify(claimed: [ClaimedJob]) -> Bool {
+            again || !freed.isSubset(of: claimed.map(\.id.rawValue))
         }
-        if available { try await notify(connection, logger) }
-        return recorded
     }
 
-    /// Records one attempt's end, if the attempt still holds its job; returns whether it did,
-    /// and whether a job became available.
+    /// Records ends, each fenced by its attempt and owner, without notifying (see
+    /// ``Recorded/mustNotify(claimed:)``). The successes, nearly all of a busy worker's ends,
+    /// are recorded together (``finish(succeeded:now:_:_:)``); the others one by one.
+    static func record(_ ends: [AttemptEnd], now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> Recorded {
+        var result = Recorded(recorded: Array(repeating: false, count: ends.count))
+        var successes: [(index: Int, end: AttemptEnd, output: Data)] = []
+        for (index, end) in ends.enumerated() {
+            if case .succeeded(let output) = end.outcome {
+                successes.append((index, end, output))
+                continue
+            }
+            let (done, again) = try await finish(end, now: now, connection, logger)
+            result.recorded[index] = done
+            result.again = result.again || again
+        }
+        if !successes.isEmpty {
+            let (done, freed) = try await finish(succeeded: successes.map { ($0.end, $0.output) }, now: now, connection, logger)
+            for success in successes { result.recorded[success.index] = done.contains(success.end.id.rawValue) }
+            result.freed = freed
+        }
+        return result
+    }
+
+    /// Records successful attempts in one statement, each fenced by its attempt and owner, and
+    /// releases their dependents by their counters: each dependent's counter drops by the number
+    /// of its needs that ended here, and those at zero become available. The dependents are
+    /// locked in ID order first, so that two batches sharing dependents wait for each other
+    /// rather than deadlock. Returns the IDs recorded, and the dependents that became available.
+    static func finish(
+        succeeded ends: [(AttemptEnd, Data)], now: Int64, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (recorded: Set<Int64>, freed: Set<Int64>) {
+        let ids = ends.map { $0.0.id.rawValue }
+        let attempts = ends.map { $0.0.attempt }
+        let owners = ends.map { $0.0.owner }
+        let outputs = ends.map { ByteBuffer(bytes: $0.1) }
+        let rows = try await connection.rows(
+            """
+            WITH ended AS (
+                UPDATE sequencer.jobs AS j SET state = 3, output = e.output, ended_at = \(now), owner = NULL, lease_until = NULL,
+                    error_code = NULL, error = NULL
+                FROM unnest(\(ids)::bigint[], \(attempts)::bigint[], \(owners)::text[], \(outputs)::bytea[]) AS e(id, attempt, owner, output)
+                WHERE j.id = e.id AND j.state = 2 AND j.attempt = e.attempt AND j.owner = e.owner
+                RETURNING j.id
+            ), released AS (
+                DELETE FROM sequencer.needs AS n USING ended WHERE n.need = ended.id RETURNING n.job
+            ), counted AS (
+                SELECT job, count(*) AS count FROM released GROUP BY job
+            ), locked AS (
+                SELECT j.id, counted.count FROM sequencer.jobs AS j JOIN counted ON counted.job = j.id
+                WHERE j.state = 0 ORDER BY j.id FOR UPDATE OF j
+            ), freed AS (
+                UPDATE sequencer.jobs AS j SET pending_needs = j.pending_needs - locked.count,
+                    state = CASE WHEN j.pending_needs = locked.count THEN 1 ELSE 0 END
+                FROM locked WHERE j.id = locked.id AND j.state = 0
+                RETURNING j.id, j.state
+            )
+            SELECT coalesce((SELECT array_agg(id) FROM ended), '{}'), coalesce((SELECT array_agg(id) FROM freed WHERE state = 1), '{}')
+            """, logger)
+        guard let row = rows.first else { return ([], []) }
+        let (done, freed) = try row.decode(([Int64], [Int64]).self)
+        return (Set(done), Set(freed))
+    }
+
+    /// Records one attempt's end other than a success, if the attempt still holds its job;
+    /// returns whether it did, and whether its job became available again.
     static func finish(_ end: AttemptEnd, now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> (Bool, Bool) {
         let id = end.id.rawValue
         let attempt = end.attempt
@@ -186,18 +298,8 @@ extension PostgresQueueStore {
         func update(_ query: PostgresQuery) async throws -> Bool { try await !connection.rows(query, logger).isEmpty }
         switch end.outcome {
         case .succeeded(let output):
-            guard try await update(
-                "UPDATE sequencer.jobs SET state = 3, output = \(output), ended_at = \(now), owner = NULL, lease_until = NULL, error_code = NULL, error = NULL WHERE id = \(id) AND state = 2 AND attempt = \(attempt) AND owner = \(owner) RETURNING id"
-            ) else { return (false, false) }
-            // Its dependents' counters, in this transaction: those at zero become available.
-            let freed = try await connection.rows(
-                """
-                WITH done AS (DELETE FROM sequencer.needs WHERE need = \(id) RETURNING job)
-                UPDATE sequencer.jobs AS j SET pending_needs = pending_needs - 1, state = CASE WHEN pending_needs = 1 THEN 1 ELSE 0 END
-                FROM done WHERE j.id = done.job AND j.state = 0
-                RETURNING j.state
-                """, logger)
-            return (true, try freed.contains { try $0.decode(Int.self) == DurableJobState.available.rawValue })
+            let (done, freed) = try await finish(succeeded: [(end, output)], now: now, connection, logger)
+            return (done.contains(id), !freed.isEmpty)
         case .failed(let code, let message, let retryAt?):
             let done = try await update(
                 "UPDATE sequencer.jobs SET state = 1, run_at = \(retryAt), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = 2 AND attempt = \(attempt) AND owner = \(owner) RETURNING id")

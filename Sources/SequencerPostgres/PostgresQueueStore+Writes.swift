@@ -9,17 +9,29 @@ extension PostgresQueueStore {
         guard !jobs.isEmpty else { return [] }
         let location = description
         return try await transaction("enqueueing") { connection, logger in
-            var ids: [DurableJobID] = []
-            var available = false
-            for (position, job) in jobs.enumerated() {
-                let resolved = try job.resolvingBatchNeeds(ids, position: position, location: location)
-                let (id, made) = try await Self.insert(resolved, now: now, location: location, connection, logger)
-                ids.append(id)
-                available = available || made
-            }
+            let (ids, available) = try await Self.insertAll(jobs, now: now, location: location, connection, logger)
             if available { try await Self.notify(connection, logger) }
             return ids
         }
+    }
+
+    /// Inserts a batch in this transaction: in a fixed few statements when no job has a key,
+    /// else job by job. Returns the IDs in the batch's order, and whether a job is available.
+    static func insertAll(
+        _ jobs: [NewDurableJob], now: Int64, location: String, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> ([DurableJobID], available: Bool) {
+        if jobs.allSatisfy({ $0.key == nil }) {
+            return try await insert(keyless: jobs, now: now, location: location, connection, logger)
+        }
+        var ids: [DurableJobID] = []
+        var available = false
+        for (position, job) in jobs.enumerated() {
+            let resolved = try job.resolvingBatchNeeds(ids, position: position, location: location)
+            let (id, made) = try await insert(resolved, now: now, location: location, connection, logger)
+            ids.append(id)
+            available = available || made
+        }
+        return (ids, available)
     }
 
     public func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
@@ -32,7 +44,9 @@ extension PostgresQueueStore {
     public func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool] {
         guard !ends.isEmpty else { return [] }
         return try await transaction("recording ends") { connection, logger in
-            try await Self.finish(ends, now: now, connection, logger)
+            let recorded = try await Self.record(ends, now: now, connection, logger)
+            if recorded.mustNotify(claimed: []) { try await Self.notify(connection, logger) }
+            return recorded.recorded
         }
     }
 
@@ -40,10 +54,15 @@ extension PostgresQueueStore {
         _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
     ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
         guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return ([], []) }
+        // Dependents that the claim takes need wake no one: only those it leaves are notified.
         return try await transaction("recording ends and claiming") { connection, logger in
-            let recorded = try await Self.finish(ends, now: now, connection, logger)
-            guard limit > 0, !kinds.isEmpty else { return (recorded, []) }
-            return (recorded, try await Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger))
+            let recorded = try await Self.record(ends, now: now, connection, logger)
+            var claimed: [ClaimedJob] = []
+            if limit > 0, !kinds.isEmpty {
+                claimed = try await Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
+            }
+            if recorded.mustNotify(claimed: claimed) { try await Self.notify(connection, logger) }
+            return (recorded.recorded, claimed)
         }
     }
 

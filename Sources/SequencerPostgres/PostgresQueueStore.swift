@@ -89,13 +89,13 @@ public final class PostgresQueueStore: QueueStore, CustomStringConvertible {
             tries += 1
             do {
                 return try await client.withConnection { connection in
-                    try await connection.query("BEGIN", logger: logger)
+                    try await connection.rows("BEGIN", logger)
                     do {
                         let value = try await body(connection, logger)
-                        try await connection.query("COMMIT", logger: logger)
+                        try await connection.rows("COMMIT", logger)
                         return value
                     } catch {
-                        if Self.connectionSurvives(error) { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                        if Self.connectionSurvives(error) { _ = try? await connection.rows("ROLLBACK", logger) }
                         throw error
                     }
                 }
@@ -122,6 +122,7 @@ public final class PostgresQueueStore: QueueStore, CustomStringConvertible {
 
     /// Runs one statement outside a transaction and returns its rows.
     func rows(_ doing: String, _ query: PostgresQuery) async throws -> [PostgresRow] {
+        Self.statements?.withLock { $0 += 1 }
         do {
             return try await client.query(query, logger: logger).collect()
         } catch {
@@ -149,11 +150,18 @@ public final class PostgresQueueStore: QueueStore, CustomStringConvertible {
     }
 }
 
+extension PostgresQueueStore {
+    /// While set, counts the statements sent to the server by this task and the tasks it
+    /// starts (each one round trip): tests bound them per job.
+    @TaskLocal static var statements: Locked<Int>?
+}
+
 extension PostgresConnection {
     /// Runs one statement and returns its rows.
     @discardableResult
     func rows(_ query: PostgresQuery, _ logger: Logger) async throws -> [PostgresRow] {
-        try await self.query(query, logger: logger).collect()
+        PostgresQueueStore.statements?.withLock { $0 += 1 }
+        return try await self.query(query, logger: logger).collect()
     }
 }
 
