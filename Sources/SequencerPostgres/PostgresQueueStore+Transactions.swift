@@ -247,8 +247,8 @@ extension PostgresQueueStore {
         return result
     }
 
-    /// Records successful attempts in one statement, each fenced by its attempt and owner, and
-    /// releases their dependents by their counters: each dependent's counter drops by the number
+    /// Records successful attempts in one statement, each fenced by its attempt and owner, then
+    /// releases their dependents by their counters in a second: each dependent's counter drops by the number
     /// of its needs that ended here, and those at zero become available. The dependents are
     /// locked in ID order first, so that two batches sharing dependents wait for each other
     /// rather than deadlock. Returns the IDs recorded, and the dependents that became available.
@@ -259,16 +259,25 @@ extension PostgresQueueStore {
         let attempts = ends.map { $0.0.attempt }
         let owners = ends.map { $0.0.owner }
         let outputs = ends.map { ByteBuffer(bytes: $0.1) }
+        // Two statements, not one: the second takes its snapshot after the first got its row
+        // locks. An enqueue that read an ending job `FOR SHARE` (a need, still running) holds
+        // that UPDATE up until it commits its `needs` rows; a DELETE in the same statement
+        // would not see those rows (its snapshot is older), and the new dependents would wait
+        // for good.
+        let ended = try await connection.rows(
+            """
+            UPDATE sequencer.jobs AS j SET state = 3, output = e.output, ended_at = \(now), owner = NULL, lease_until = NULL,
+                error_code = NULL, error = NULL
+            FROM unnest(\(ids)::bigint[], \(attempts)::bigint[], \(owners)::text[], \(outputs)::bytea[]) AS e(id, attempt, owner, output)
+            WHERE j.id = e.id AND j.state = 2 AND j.attempt = e.attempt AND j.owner = e.owner
+            RETURNING j.id
+            """, logger
+        ).map { try $0.decode(Int64.self) }
+        guard !ended.isEmpty else { return ([], []) }
         let rows = try await connection.rows(
             """
-            WITH ended AS (
-                UPDATE sequencer.jobs AS j SET state = 3, output = e.output, ended_at = \(now), owner = NULL, lease_until = NULL,
-                    error_code = NULL, error = NULL
-                FROM unnest(\(ids)::bigint[], \(attempts)::bigint[], \(owners)::text[], \(outputs)::bytea[]) AS e(id, attempt, owner, output)
-                WHERE j.id = e.id AND j.state = 2 AND j.attempt = e.attempt AND j.owner = e.owner
-                RETURNING j.id
-            ), released AS (
-                DELETE FROM sequencer.needs AS n USING ended WHERE n.need = ended.id RETURNING n.job
+            WITH released AS (
+                DELETE FROM sequencer.needs AS n WHERE n.need = ANY(\(ended)) RETURNING n.job
             ), counted AS (
                 SELECT job, count(*) AS count FROM released GROUP BY job
             ), locked AS (
@@ -280,11 +289,10 @@ extension PostgresQueueStore {
                 FROM locked WHERE j.id = locked.id AND j.state = 0
                 RETURNING j.id, j.state
             )
-            SELECT coalesce((SELECT array_agg(id) FROM ended), '{}'), coalesce((SELECT array_agg(id) FROM freed WHERE state = 1), '{}')
+            SELECT coalesce((SELECT array_agg(id) FROM freed WHERE state = 1), '{}')
             """, logger)
-        guard let row = rows.first else { return ([], []) }
-        let (done, freed) = try row.decode(([Int64], [Int64]).self)
-        return (Set(done), Set(freed))
+        let freed = try rows.first?.decode([Int64].self) ?? []
+        return (Set(ended), Set(freed))
     }
 
     /// Records one attempt's end other than a success, if the attempt still holds its job;

@@ -71,8 +71,9 @@ struct PostgresDrainTests {
             ends[3].owner = "other"
             var recorded: [Bool] = []
             let ending = try await Self.counting { recorded = try await store.finish(ends, now: 2) }
-            // BEGIN, the ends, the notification (the dependent became available), COMMIT.
-            #expect(ending == 4, "\(ending) statements to record \(jobs) ends")
+            // BEGIN, the ends, the release of their dependents, the notification (one became
+            // available), COMMIT.
+            #expect(ending == 5, "\(ending) statements to record \(jobs) ends")
             #expect(recorded == (0..<jobs).map { $0 != 2 && $0 != 3 })
             #expect(try await store.counts() == [.succeeded: jobs - 2, .running: 2, .available: 1])
             #expect(try await store.job(ids[5])?.output == Data("\(ids[5])".utf8))
