@@ -34,7 +34,10 @@ struct PostgresFaultTests {
             // It stalled (a turn's ROLLBACK on a closing connection was never answered, while
             // the heartbeat renewed its leases) in about a third of the runs, until the store
             // sent ROLLBACK only on connections that survive the error.
-            try await Self.waitForTheEnd(driver, seconds: 60)
+            // 150 s, not 60: in one loaded full run the workers made no progress for 60 s after
+            // the restart without reporting a failed turn (waiting in the connection pool, whose
+            // reconnection backs off up to a minute; under investigation).
+            try await Self.waitForTheEnd(driver, seconds: 150)
             try await driver.stopAll()
             try await driver.check("after the restart", final: true)
             #expect(driver.died == 0)
