@@ -102,17 +102,7 @@ struct StoreTroubleTests {
         let started = Gate()
         let stopped = Gate()
         let starts = Locked(0)
-        queue.register("hold") { (_: Int, _: JobContext) -> Int in
-            starts.withLock { $0 += 1 }
-            started.open()
-            do {
-                try await Task.sleep(for: .seconds(3600))
-            } catch {
-                stopped.open()
-                throw error
-            }
-            return 0
-        }
+        Self.registerHold(queue, started: started, stopped: stopped, starts: starts)
         let id = try await queue.enqueue("hold", 1)
         try await DurableQueueTests.working(queue) { () async throws in
             await started.wait()
@@ -139,16 +129,7 @@ struct StoreTroubleTests {
             store: store, options: .init(lease: .seconds(30), heartbeat: .seconds(10), poll: .seconds(3600), clock: clock))
         let started = Gate()
         let stopped = Gate()
-        queue.register("hold") { (_: Int, _: JobContext) -> Int in
-            started.open()
-            do {
-                try await Task.sleep(for: .seconds(3600))
-            } catch {
-                stopped.open()
-                throw error
-            }
-            return 0
-        }
+        Self.registerHold(queue, started: started, stopped: stopped)
         let id = try await queue.enqueue("hold", 1)
         let stuck = Gate()
         try await DurableQueueTests.working(queue) { () async throws in
@@ -168,6 +149,22 @@ struct StoreTroubleTests {
             #expect(store.heartbeats.withLock { $0 } == 1, "no renewal while the turn is stuck")
             stuck.open()
             #expect(try await queue.job(id)?.attempts ?? 0 <= 1)
+        }
+    }
+
+    /// Registers `hold`: a body that runs until it is cancelled, opening `started` as it starts
+    /// and `stopped` once cancelled.
+    static func registerHold(_ queue: DurableQueue, started: Gate, stopped: Gate, starts: Locked<Int> = Locked(0)) {
+        queue.register("hold") { (_: Int, _: JobContext) -> Int in
+            starts.withLock { $0 += 1 }
+            started.open()
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                stopped.open()
+                throw error
+            }
+            return 0
         }
     }
 }
