@@ -133,6 +133,8 @@ struct StoreTroubleTests {
         let id = try await queue.enqueue("hold", 1)
         let stuck = Gate()
         try await DurableQueueTests.working(queue) { () async throws in
+            // However this ends, the turn comes unstuck, so that the worker can stop.
+            defer { stuck.open() }
             await started.wait()
             store.stuck.withLock { $0 = stuck }
             _ = try await queue.enqueue("hold", 2)
