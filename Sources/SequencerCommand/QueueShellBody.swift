@@ -1,0 +1,128 @@
+import Foundation
+import Sequencer
+import SequencerProcess
+import SequencerQueue
+import SequencerWorkflowFile
+
+/// How a worker runs one attempt of a workflow's job: the command in the workflow's directory,
+/// its output to a scratch file and then into the queue's attempt log.
+struct QueueShellBody: Sendable {
+    let directory: String
+    let runner: ProcessRunner
+    let store: any RunStore
+    let worker: String
+    let scratch: String
+    /// The workflow's name in the queue.
+    let workflow: String
+    /// This worker's copy of the workflow file: read again when a job does not match it (the
+    /// file was edited since the worker started).
+    let file: Locked<WorkflowFile>
+
+    /// What a body returns for a job it found up to date (and 0 for one it ran): the run's
+    /// follower tells them apart.
+    static let upToDate = 1
+
+    /// The most output an attempt keeps: its last 8 MiB.
+    static let outputLimit = 8 << 20
+
+    /// Runs the attempt; returns its exit code (0), or throws for a failure.
+    func run(_ job: QueueShellJob, context: JobContext) async throws -> Int {
+        let (id, attempt) = context.durableJob ?? (DurableJobID(0), context.attempt)
+        let (declared, refusal) = self.declared(job)
+        if let refusal {
+            // Another copy of the workflow (another version, or another project of the same
+            // name): the job goes back for a worker whose copy matches, and is not failed.
+            printError("worker \(worker): not running \(job.name) (job \(id)): \(refusal); it goes back to the queue")
+            let now = Self.now()
+            try? await store.recordAttempt(
+                QueueAttempt(
+                    job: id, attempt: attempt, worker: worker, startedAt: now, endedAt: now, outcome: "refused", exitCode: nil, signal: nil,
+                    summary: "not run here: \(refusal)", output: nil))
+            throw CannotRunHere(refusal)
+        }
+        // A store that cannot be read now makes the job run: never a failure for that.
+        var upToDate: QueueUpToDate?
+        if let declared {
+            upToDate = try? await QueueUpToDate(job: declared, in: file.withLock { $0 }, workflow: workflow, store: store, force: job.force ?? false)
+        }
+        if let upToDate, let declared, upToDate.check.isUpToDate(declared) {
+            let now = Self.now()
+            try? await store.recordAttempt(
+                QueueAttempt(
+                    job: id, attempt: attempt, worker: worker, startedAt: now, endedAt: now, outcome: "upToDate", exitCode: nil, signal: nil,
+                    summary: "up to date", output: nil))
+            return Self.upToDate
+        }
+        let directory = job.workingDirectory.map { $0.hasPrefix("/") ? $0 : self.directory + "/" + $0 } ?? self.directory
+        var environment = ProcessInfo.processInfo.environment.merging(job.environment) { $1 }
+        environment["SEQUENCER_JOB"] = job.name
+        environment["SEQUENCER_ATTEMPT"] = String(attempt)
+        let logPath = scratch + "/\(id.rawValue)-\(attempt).log"
+        let startedAt = Self.now()
+        var exit: ProcessExit?
+        var summary: String
+        do {
+            try ShellWorkflow.makeParentDirectories(of: job.outputs, in: directory)
+            let ended = try await runner.run(.shell(job.command, environment: environment, directory: directory).dyingWithParent(), outputPath: logPath)
+            exit = ended
+            summary = ended.description
+        } catch {
+            summary = (error as? ProcessError)?.description ?? "\(error)"
+        }
+        let output = Self.output(at: logPath)
+        try? FileManager.default.removeItem(atPath: logPath)
+        let stopped = Task.isCancelled
+        let outcome = stopped ? "stopped" : exit?.succeeded == true ? "succeeded" : "failed"
+        var code: Int?
+        var signal: Int?
+        switch exit {
+        case .exited(let value)?: code = Int(value)
+        case .signaled(let value)?: signal = Int(value)
+        case nil: break
+        }
+        // The log is the record of what ran, kept even for an attempt whose lease was lost.
+        try? await store.recordAttempt(
+            QueueAttempt(
+                job: id, attempt: attempt, worker: worker, startedAt: startedAt, endedAt: Self.now(), outcome: outcome, exitCode: code,
+                signal: signal, summary: summary, output: output))
+        try context.checkCancellation()
+        guard exit?.succeeded == true else { throw QueueShellJobFailure(job: job.name, summary: summary) }
+        // A fingerprint that could not be kept makes the job run again next time; it succeeded.
+        if let upToDate, let declared { try? await upToDate.succeeded(declared, now: Self.now()) }
+        return 0
+    }
+
+    /// The job as this worker's copy of the workflow declares it; or why this worker must not
+    /// run it, when that copy does not have it (the file is read again first, in case it was
+    /// edited since).
+    func declared(_ job: QueueShellJob) -> (WorkflowFile.Job?, refusal: String?) {
+        func find() -> WorkflowFile.Job? { file.withLock { file in file.jobs.first { $0.name == job.name } } }
+        if find()?.run != job.command, let edited = try? WorkflowFile.load(path: file.withLock { $0.path }).expandingVariables() {
+            file.withLock { $0 = edited }
+        }
+        let path = file.withLock { $0.path }
+        guard let declared = find() else { return (nil, "this worker's \(path) has no job '\(job.name)'") }
+        guard declared.run == job.command else { return (nil, "this worker's \(path) runs another command for '\(job.name)'") }
+        return (declared, nil)
+    }
+
+    static func output(at path: String) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        guard size > 0 else { return nil }
+        let kept = min(Int(size), outputLimit)
+        try? handle.seek(toOffset: size - UInt64(kept))
+        let data = (try? handle.readToEnd()) ?? Data()
+        return kept < Int(size) ? Data("[the first \(Int(size) - kept) bytes were cut]\n".utf8) + data : data
+    }
+
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// A job's command failed: its summary (`exit code 1`, `killed by SIGKILL`, a start error).
+struct QueueShellJobFailure: Error, CustomStringConvertible {
+    let job: String
+    let summary: String
+    var description: String { "\(job): \(summary)" }
+}
