@@ -69,9 +69,14 @@ extension PostgresQueueStore {
     /// One statement: renews every lease of `owner` (a HOT update: `lease_until` is in no
     /// index) and returns its running jobs with their cancel flags.
     public func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
+        guard !jobs.isEmpty else { return [] }
+        let ids = jobs.map(\.rawValue)
         let rows = try await rows(
             "renewing leases",
-            "UPDATE sequencer.jobs SET lease_until = \(leaseUntil) WHERE state = 2 AND owner = \(owner) RETURNING id, cancel_requested")
+            """
+            UPDATE sequencer.jobs SET lease_until = \(leaseUntil)
+            WHERE id = ANY(\(ids)) AND state = 2 AND owner = \(owner) RETURNING id, cancel_requested
+            """)
         var keep = Set<Int64>()
         for row in rows {
             let (id, cancelled) = try row.decode((Int64, Bool).self)

@@ -41,8 +41,10 @@ public protocol QueueStore: Sendable {
         _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
     ) async throws -> (recorded: [Bool], claimed: [ClaimedJob])
 
-    /// Renews the leases of `owner`'s running jobs until `leaseUntil`. Returns which of `jobs`
-    /// (what the owner believes it runs) it should stop: cancelled since, or no longer its own.
+    /// Renews until `leaseUntil` the leases of those of `jobs` (what the owner believes it runs)
+    /// that `owner` still runs, and no other: a job claimed by a transaction whose answer never
+    /// came back is not renewed, so its lease runs out and it runs again. Returns which of
+    /// `jobs` the owner should stop: cancelled since, or no longer its own.
     func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID]
 
     /// Takes back the running jobs whose lease expired before `now` (their worker ended, or lost

@@ -164,6 +164,15 @@ import SequencerQueue
             _ = try await steps.claim("w2", at: 1_000, lease: 100)
             #expect(try await steps.store.reap(now: 1_101, poisonLimit: 3) == 1)
             #expect(try await steps.store.heartbeat(owner: "w2", jobs: [d], leaseUntil: 3_000, now: 1_102) == [d], "no longer its own")
+            // Only the jobs named are renewed: one whose claim the worker never heard of (the
+            // answer was lost) keeps its lease, which runs out.
+            let known = try await steps.enqueue(Steps.job())
+            let unheard = try await steps.enqueue(Steps.job())
+            #expect(Set(try await steps.claim("w3", limit: 3, at: 2_000, lease: 100).map(\.id)) == [d, known, unheard])
+            #expect(try await steps.store.heartbeat(owner: "w3", jobs: [d, known], leaseUntil: 5_000, now: 2_050) == [])
+            #expect(try await steps.store.reap(now: 2_101, poisonLimit: 3) == 1)
+            #expect(try await steps.state(unheard) == .available)
+            #expect(try await steps.state(known) == .running)
         }
     }
 

@@ -80,9 +80,13 @@ public final class SQLiteQueueStore: QueueStore {
     }
 
     public func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
-        try await write { db in
-            try db.execute(sql: "UPDATE jobs SET lease_until = ? WHERE state = 2 AND owner = ?", arguments: [leaseUntil, owner])
-            let held = try Row.fetchAll(db, sql: "SELECT id, cancel_requested FROM jobs WHERE state = 2 AND owner = ?", arguments: [owner])
+        guard !jobs.isEmpty else { return [] }
+        // The IDs as one JSON array: one argument, however many jobs.
+        let ids = "[" + jobs.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        return try await write { db in
+            let mine = "state = 2 AND owner = ? AND id IN (SELECT value FROM json_each(?))"
+            try db.execute(sql: "UPDATE jobs SET lease_until = ? WHERE \(mine)", arguments: [leaseUntil, owner, ids])
+            let held = try Row.fetchAll(db, sql: "SELECT id, cancel_requested FROM jobs WHERE \(mine)", arguments: [owner, ids])
             var keep = Set<Int64>()
             for row in held where (row[1] as Int64) == 0 { keep.insert(row[0]) }
             return jobs.filter { !keep.contains($0.rawValue) }
