@@ -27,7 +27,9 @@ struct QueueUpToDate {
     /// The check for a job of `file`, or nil for a job that always runs (it declares no outputs).
     init?(job: WorkflowFile.Job, in file: WorkflowFile, workflow: String, store: any RunStore, force: Bool) async throws {
         guard !job.outputs.isEmpty else { return nil }
-        let stored = try await store.fingerprints(workflow: workflow).mapValues {
+        // The job's own and its needs': all that its check reads.
+        let names = [job.name] + job.needs.map(\.name)
+        let stored = try await store.fingerprints(workflow: workflow, jobs: names).mapValues {
             JournalFingerprint(fingerprint: $0.fingerprint, parts: $0.parts, outputs: $0.outputs, runID: 0)
         }
         let recorded = Recorded()

@@ -152,16 +152,21 @@ extension PostgresQueueStore: RunStore {
         }
     }
 
-    public func fingerprints(workflow: String) async throws -> [String: QueueFingerprint] {
-        var found: [String: QueueFingerprint] = [:]
-        for row in try await rows(
-            "reading the fingerprints of '\(workflow)'",
-            "SELECT job, fingerprint, parts::text, outputs::text FROM sequencer.fingerprints WHERE workflow = \(workflow)")
-        {
-            let (job, fingerprint, parts, outputs) = try row.decode((String, String, String, String).self)
-            found[job] = QueueFingerprint(fingerprint: fingerprint, parts: QueueFingerprint.dictionary(json: parts), outputs: QueueFingerprint.dictionary(json: outputs))
+    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: QueueFingerprint] {
+        var fingerprints: [String: QueueFingerprint] = [:]
+        let doing = "reading the fingerprints of '\(workflow)'"
+        let select = "SELECT job, fingerprint, parts::text, outputs::text FROM sequencer.fingerprints"
+        let rows: [PostgresRow]
+        if let jobs {
+            rows = try await self.rows(doing, "\(unescaped: select) WHERE workflow = \(workflow) AND job = ANY(\(jobs))")
+        } else {
+            rows = try await self.rows(doing, "\(unescaped: select) WHERE workflow = \(workflow)")
         }
-        return found
+        for row in rows {
+            let (job, fingerprint, parts, outputs) = try row.decode((String, String, String, String).self)
+            fingerprints[job] = QueueFingerprint(fingerprint: fingerprint, parts: QueueFingerprint.dictionary(json: parts), outputs: QueueFingerprint.dictionary(json: outputs))
+        }
+        return fingerprints
     }
 
     public func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws {

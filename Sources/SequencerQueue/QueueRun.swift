@@ -202,9 +202,17 @@ public protocol RunStore: QueueStore {
     /// workflow (of `workflow` only, when given). Returns the deleted runs.
     func deleteRuns(keeping: Int, workflow: String?) async throws -> [QueueRun]
 
-    /// The fingerprints of the last successes of a workflow's jobs, by job name.
-    func fingerprints(workflow: String) async throws -> [String: QueueFingerprint]
+    /// The fingerprints of the last successes of a workflow's jobs, by job name: of the jobs
+    /// named in `jobs`, or of every job when it is nil.
+    func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: QueueFingerprint]
 
     /// Keeps the fingerprint of a workflow job that just succeeded, replacing the one before.
     func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws
+}
+
+extension RunStore {
+    /// The fingerprints of the last successes of every job of a workflow, by job name.
+    public func fingerprints(workflow: String) async throws -> [String: QueueFingerprint] {
+        try await fingerprints(workflow: workflow, jobs: nil)
+    }
 }

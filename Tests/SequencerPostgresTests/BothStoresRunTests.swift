@@ -114,6 +114,11 @@ import Testing
             try await store.recordFingerprint(second, workflow: "app", job: "compile", now: 2)
             #expect(try await store.fingerprints(workflow: "app") == ["compile": second])
             #expect(try await store.fingerprints(workflow: "other") == ["compile": first])
+            // A job's check reads its own and its needs' fingerprints only.
+            try await store.recordFingerprint(first, workflow: "app", job: "link \"all\"", now: 3)
+            try await store.recordFingerprint(first, workflow: "app", job: "test", now: 3)
+            #expect(try await store.fingerprints(workflow: "app", jobs: ["link \"all\"", "compile", "missing"]) == ["compile": second, "link \"all\"": first])
+            #expect(try await store.fingerprints(workflow: "app", jobs: []) == [:])
         }
     }
 }

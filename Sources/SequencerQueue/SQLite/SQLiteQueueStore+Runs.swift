@@ -130,12 +130,16 @@ extension SQLiteQueueStore: RunStore {
         }
     }
 
-    public func fingerprints(workflow: String) async throws -> [String: QueueFingerprint] {
-        try await read { db in
+    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: QueueFingerprint] {
+        // The names as one JSON array: one argument, however many jobs.
+        let names = try jobs.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        return try await read { db in
             var found: [String: QueueFingerprint] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT job, fingerprint, parts, outputs FROM fingerprints WHERE workflow = ?", arguments: [workflow])
-            {
+            let sql = "SELECT job, fingerprint, parts, outputs FROM fingerprints WHERE workflow = ?"
+            let rows = try names.map {
+                try Row.fetchAll(db, sql: sql + " AND job IN (SELECT value FROM json_each(?))", arguments: [workflow, $0])
+            } ?? Row.fetchAll(db, sql: sql, arguments: [workflow])
+            for row in rows {
                 found[row[0]] = QueueFingerprint(fingerprint: row[1], parts: QueueFingerprint.dictionary(json: row[2]), outputs: QueueFingerprint.dictionary(json: row[3]))
             }
             return found
