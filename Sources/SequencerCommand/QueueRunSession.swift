@@ -59,14 +59,20 @@ struct QueueRunSession {
         }
         var seen: [DurableJobID: DurableJobState] = [:]
         // One read of the run's jobs per look; the run itself (its counts, whether it was
-        // cancelled) is read once they have all ended.
+        // cancelled) is read once they have all ended. A look that finds nothing new doubles
+        // the pause before the next, up to a second: a long job in a large run is not read
+        // ten times a second.
+        var pause = Self.firstPause
         while true {
             let jobs = try await store.jobs(of: run)
             let names = Dictionary(jobs.map { ($0.job.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            var changed = false
             for entry in jobs where seen[entry.job.id] != entry.job.state {
                 seen[entry.job.id] = entry.job.state
+                changed = true
                 try await report(entry, names: names)
             }
+            pause = changed ? Self.firstPause : min(pause * 2, .seconds(1))
             if !jobs.contains(where: { $0.job.state.isLive }) {
                 guard let ended = try await store.run(run) else {
                     printError("error: --queue \(location): run \(run) was deleted while it was followed")
@@ -79,9 +85,12 @@ struct QueueRunSession {
                     return ended.state == .succeeded ? ExitStatus.succeeded : ExitStatus.failed
                 }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: pause)
         }
     }
+
+    /// The pause between looks at a run whose jobs change.
+    static let firstPause = Duration.milliseconds(100)
 
     /// A progress line for a job that changed state; a failed job's output after it.
     private func report(_ entry: QueueRunJob, names: [DurableJobID: String]) async throws {
