@@ -79,14 +79,16 @@ extension PostgresQueueStore {
     /// time across the fleet, so a lane's width holds. As in the SQLite store, a lane's slots
     /// are held by its running jobs and its jobs waiting to be tried again.
     static func claim(
-        kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ connection: PostgresConnection, _ logger: Logger
+        kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64,
+        _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [ClaimedJob] {
         if let claimed = try await claimOutsideLanes(
-            kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
+            kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
         {
             return claimed
         }
         var picked: [Int64] = []
+        var ahead: [Int64] = []
         var room: [String: Int]?
         var after: (priority: Int, id: Int64)?
         let page = max(limit * 2, 32)
@@ -95,7 +97,7 @@ extension PostgresQueueStore {
             if let after {
                 rows = try await connection.rows(
                     """
-                    SELECT id, priority, lane, attempt FROM sequencer.jobs
+                    SELECT id, priority, lane, attempt, lost_ahead FROM sequencer.jobs
                     WHERE state = 1 AND run_at <= \(now) AND kind = ANY(\(kinds))
                       AND (priority < \(after.priority) OR (priority = \(after.priority) AND id > \(after.id)))
                     ORDER BY priority DESC, id LIMIT \(page) FOR UPDATE SKIP LOCKED
@@ -103,13 +105,15 @@ extension PostgresQueueStore {
             } else {
                 rows = try await connection.rows(
                     """
-                    SELECT id, priority, lane, attempt FROM sequencer.jobs
+                    SELECT id, priority, lane, attempt, lost_ahead FROM sequencer.jobs
                     WHERE state = 1 AND run_at <= \(now) AND kind = ANY(\(kinds))
                     ORDER BY priority DESC, id LIMIT \(page) FOR UPDATE SKIP LOCKED
                     """, logger)
             }
-            let candidates = try rows.map { try $0.decode((Int64, Int, String?, Int).self) }
-            for (id, _, lane, attempt) in candidates where picked.count < limit {
+            let candidates = try rows.map { try $0.decode((Int64, Int, String?, Int, Bool).self) }
+            for (id, _, lane, attempt, lostAhead) in candidates where picked.count < limit {
+                let isAhead = picked.count >= slots
+                if isAhead, lostAhead { continue }
                 // A job after an attempt holds its slot already.
                 if let lane, attempt == 0 {
                     if room == nil { room = try await laneRoom(connection, logger) }
@@ -117,6 +121,7 @@ extension PostgresQueueStore {
                     room?[lane] = left - 1
                 }
                 picked.append(id)
+                if isAhead { ahead.append(id) }
             }
             guard rows.count == page, let last = candidates.last else { break }
             after = (last.1, last.0)
@@ -124,8 +129,8 @@ extension PostgresQueueStore {
         guard !picked.isEmpty else { return [] }
         let updated = try await connection.rows(
             PostgresQuery(
-                unsafeSQL: "UPDATE sequencer.jobs SET \(claiming) WHERE id = ANY($4) RETURNING \(claimedColumns)",
-                binds: claimBinds(owner: owner, leaseUntil: leaseUntil, now: now, picked)), logger)
+                unsafeSQL: "UPDATE sequencer.jobs SET \(claiming), ahead = id = ANY($5) WHERE id = ANY($4) RETURNING \(claimedColumns)",
+                binds: claimBinds(owner: owner, leaseUntil: leaseUntil, now: now, picked, ahead)), logger)
         var claimed: [Int64: ClaimedJob] = [:]
         for row in updated {
             let job = try claimedJob(row)
@@ -164,23 +169,32 @@ extension PostgresQueueStore {
     /// slot: ``claim(kinds:limit:owner:now:leaseUntil:_:_:)`` then counts the lanes' slots
     /// (the candidates stay locked by this transaction meanwhile).
     static func claimOutsideLanes(
-        kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ connection: PostgresConnection, _ logger: Logger
+        kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64,
+        _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [ClaimedJob]? {
         var binds = claimBinds(owner: owner, leaseUntil: leaseUntil, now: now, kinds)
         binds.append(limit)
+        binds.append(slots)
         // The laned count comes last, on every row; no candidate is one row of NULLs and 0.
+        // Candidates past the first `slots` are claimed ahead, but not one lost from a claim
+        // ahead before (a window function may not share a SELECT with FOR UPDATE: numbered apart).
         let rows = try await connection.rows(
             PostgresQuery(
                 unsafeSQL: """
                     WITH candidates AS (
-                        SELECT id AS candidate, lane IS NOT NULL AND attempt = 0 AS takes_slot FROM sequencer.jobs
+                        SELECT id AS candidate, priority AS candidate_priority, lost_ahead AS was_lost,
+                            lane IS NOT NULL AND attempt = 0 AS takes_slot
+                        FROM sequencer.jobs
                         WHERE state = 1 AND run_at <= $3 AND kind = ANY($4)
                         ORDER BY priority DESC, id LIMIT $5 FOR UPDATE SKIP LOCKED
+                    ), numbered AS (
+                        SELECT candidate, was_lost, row_number() OVER (ORDER BY candidate_priority DESC, candidate) > $6 AS is_ahead
+                        FROM candidates
                     ), laned AS (
                         SELECT count(*) AS laned FROM candidates WHERE takes_slot
                     ), claimed AS (
-                        UPDATE sequencer.jobs SET \(claiming)
-                        FROM candidates WHERE id = candidate AND (SELECT laned FROM laned) = 0
+                        UPDATE sequencer.jobs SET \(claiming), ahead = is_ahead
+                        FROM numbered WHERE id = candidate AND NOT (is_ahead AND was_lost) AND (SELECT laned FROM laned) = 0
                         RETURNING \(claimedColumns)
                     )
                     SELECT claimed.*, laned.laned FROM laned LEFT JOIN claimed ON true

@@ -34,10 +34,10 @@ extension PostgresQueueStore {
         return (ids, available)
     }
 
-    public func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
+    public func claim(kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
         guard limit > 0, !kinds.isEmpty else { return [] }
         return try await transaction("claiming") { connection, logger in
-            try await Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
+            try await Self.claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
         }
     }
 
@@ -51,7 +51,7 @@ extension PostgresQueueStore {
     }
 
     public func finishAndClaim(
-        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
     ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
         guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return ([], []) }
         // Dependents that the claim takes need wake no one: only those it leaves are notified.
@@ -59,7 +59,8 @@ extension PostgresQueueStore {
             let recorded = try await Self.record(ends, now: now, connection, logger)
             var claimed: [ClaimedJob] = []
             if limit > 0, !kinds.isEmpty {
-                claimed = try await Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
+                claimed = try await Self.claim(
+                    kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
             }
             if recorded.mustNotify(claimed: claimed) { try await Self.notify(connection, logger) }
             return (recorded.recorded, claimed)
@@ -89,18 +90,23 @@ extension PostgresQueueStore {
     /// changes, so a lease renewed by a heartbeat that committed meanwhile is left alone.
     public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
         try await transaction("taking back expired leases") { connection, logger in
-            let poisoned = "crashes + 1 >= $2"
+            // A job claimed ahead waited in its worker for a slot: no crash of its own.
+            let poisoned = "NOT ahead AND crashes + 1 >= $2"
             let rows = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
-                        UPDATE sequencer.jobs SET crashes = crashes + 1, owner = NULL, lease_until = NULL, error_code = 'crashed',
+                        UPDATE sequencer.jobs SET crashes = crashes + CASE WHEN ahead THEN 0 ELSE 1 END,
+                            owner = NULL, lease_until = NULL, error_code = 'crashed',
                             state = CASE WHEN \(poisoned) THEN 4 ELSE 1 END,
                             run_at = CASE WHEN \(poisoned) THEN run_at ELSE $1 END,
                             ended_at = CASE WHEN \(poisoned) THEN $1 ELSE NULL END,
                             error = CASE WHEN \(poisoned)
                                 THEN 'its worker ended or lost its lease while running it ' || (crashes + 1) || ' times (the last: '
                                     || coalesce(owner, '?') || ', attempt ' || attempt || '); failed for good, as poison'
-                                ELSE 'its worker ' || coalesce(owner, '?') || ' ended or lost its lease during attempt ' || attempt END
+                                WHEN ahead THEN 'its worker ' || coalesce(owner, '?')
+                                    || ' ended or lost its lease while it waited there for a slot (attempt ' || attempt || ')'
+                                ELSE 'its worker ' || coalesce(owner, '?') || ' ended or lost its lease during attempt ' || attempt END,
+                            lost_ahead = lost_ahead OR ahead, ahead = false
                         WHERE state = 2 AND lease_until < $1
                         RETURNING id, state
                         """, binds: Self.binds(now, Int64(poisonLimit))), logger)

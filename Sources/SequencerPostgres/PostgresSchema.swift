@@ -14,7 +14,7 @@ enum PostgresSchema {
 
     /// The statements of each version, in order (the extended protocol runs one statement per
     /// query).
-    static let migrations: [[String]] = [v1, v2, v3]
+    static let migrations: [[String]] = [v1, v2, v3, v4]
 
     static var current: Int { migrations.count }
 
@@ -141,5 +141,13 @@ enum PostgresSchema {
             PRIMARY KEY (workflow, job)
         )
         """,
+    ]
+
+    /// Claims ahead, as in the SQLite store's version 4: `ahead`, the running job was claimed
+    /// beyond its worker's free slots (its worker's end is no crash of its own); `lost_ahead`,
+    /// such a claim was taken back once, and the job is claimed only into a slot from then on.
+    /// Constant defaults: PostgreSQL adds both without rewriting the table.
+    static let v4 = [
+        "ALTER TABLE sequencer.jobs ADD COLUMN ahead BOOLEAN NOT NULL DEFAULT false, ADD COLUMN lost_ahead BOOLEAN NOT NULL DEFAULT false",
     ]
 }

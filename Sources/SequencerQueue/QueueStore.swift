@@ -28,7 +28,14 @@ public protocol QueueStore: Sendable {
     /// Claims up to `limit` available jobs whose run time has come, of the given kinds, highest
     /// priority first and then oldest first, within the room of their lanes; each gets its next
     /// attempt number and a lease for `owner` until `leaseUntil`.
-    func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob]
+    ///
+    /// The first `slots` start at once (the worker's free slots); those beyond are claimed
+    /// ahead, to wait in the worker for a slot. A worker that ends while holding a job claimed
+    /// ahead did not crash on it: ``reap(now:poisonLimit:)`` counts no crash for it, and such a
+    /// job is claimed only into a slot from then on. So a job that kills its worker as it starts
+    /// fails as poison after at most one uncounted end, and the jobs waiting in a worker killed
+    /// again and again never do.
+    func claim(kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob]
 
     /// Records the ends of attempts, in one transaction, and releases or skips their dependents.
     /// Returns, for each, whether it was recorded (false: fenced, the attempt no longer holds
@@ -36,9 +43,9 @@ public protocol QueueStore: Sendable {
     func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool]
 
     /// A worker's turn: records the ends of attempts (as ``finish(_:now:)``), then claims (as
-    /// ``claim(kinds:limit:owner:now:leaseUntil:)``), in one transaction.
+    /// ``claim(kinds:limit:slots:owner:now:leaseUntil:)``), in one transaction.
     func finishAndClaim(
-        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
     ) async throws -> (recorded: [Bool], claimed: [ClaimedJob])
 
     /// Renews until `leaseUntil` the leases of those of `jobs` (what the owner believes it runs)
@@ -49,7 +56,8 @@ public protocol QueueStore: Sendable {
 
     /// Takes back the running jobs whose lease expired before `now` (their worker ended, or lost
     /// touch): each becomes available again, or fails once its workers ended `poisonLimit` times
-    /// while running it. Returns how many it took back.
+    /// while running it (a job claimed ahead is not counted: see
+    /// ``claim(kinds:limit:slots:owner:now:leaseUntil:)``). Returns how many it took back.
     func reap(now: Int64, poisonLimit: Int) async throws -> Int
 
     /// Cancels a job: a pending one ends at once and its dependents are skipped; a running one is
@@ -274,6 +282,18 @@ extension NewDurableJob {
 }
 
 extension QueueStore {
+    /// Claims jobs that all start at once: none is claimed ahead.
+    public func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
+        try await claim(kinds: kinds, limit: limit, slots: limit, owner: owner, now: now, leaseUntil: leaseUntil)
+    }
+
+    /// A turn whose claimed jobs all start at once: none is claimed ahead.
+    public func finishAndClaim(
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
+        try await finishAndClaim(ends, kinds: kinds, limit: limit, slots: limit, owner: owner, now: now, leaseUntil: leaseUntil)
+    }
+
     /// None: workers find other processes' jobs by polling.
     public func wakeUps() -> AsyncStream<Void>? { nil }
 
@@ -282,10 +302,10 @@ extension QueueStore {
 
     /// The ends, then the claim, in two transactions: for a store that cannot do both in one.
     public func finishAndClaim(
-        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
     ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
         let recorded = try await finish(ends, now: now)
-        let claimed = try await claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil)
+        let claimed = try await claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil)
         return (recorded, claimed)
     }
 }

@@ -121,6 +121,19 @@ final class QueueWorker: Sendable {
         }
     }
 
+    /// A call of the store, abandoned after `limit`: by default a lease, and 10 s at least (an
+    /// abandoned turn that committed leaves its claims to their leases, so a slow store should
+    /// not make it common). See ``StoreDeadline``.
+    private func bounded<T: Sendable>(
+        _ doing: String, within limit: Duration? = nil, _ call: @escaping @Sendable (any QueueStore) async throws -> T
+    ) async throws -> T {
+        let store = store
+        let limit = limit ?? max(options.lease, .seconds(10))
+        return try await StoreDeadline.value(within: limit, clock: clock, store: "\(store)", doing: doing) {
+            try await call(store)
+        }
+    }
+
     /// Whether some of the claimed jobs wait for a running slot.
     private var holdsWaitingJobs: Bool { state.withLock { $0.byLocal.count > slots } }
 
@@ -141,7 +154,10 @@ final class QueueWorker: Sendable {
             var now = clock.now()
             if turns.lastReap.map({ now - $0 >= reapEvery }) ?? true {
                 turns.lastReap = now
-                if try await store.reap(now: now, poisonLimit: options.poisonLimit) > 0 { queue.doorbell.ring() }
+                let (poisonLimit, at) = (options.poisonLimit, now)
+                if try await bounded("taking back expired leases", { try await $0.reap(now: at, poisonLimit: poisonLimit) }) > 0 {
+                    queue.doorbell.ring()
+                }
             }
             if turns.lastPrune.map({ now - $0 >= pruneEvery }) ?? true {
                 turns.lastPrune = now
@@ -151,6 +167,8 @@ final class QueueWorker: Sendable {
             let kinds = claimableKinds(now: now)
             let ends = takeEnds()
             let free = state.withLock { $0.capacity(slots: slots) - $0.running.count } + ends.count
+            // The claimed jobs beyond the free slots are claimed ahead (see QueueStore.claim).
+            let startable = state.withLock { max(0, slots - $0.byLocal.count) }
             now = clock.now()
             guard !ends.isEmpty || (free > 0 && !kinds.isEmpty) else {
                 try await idle(after: rung, free: free, kinds: kinds, now: now)
@@ -161,14 +179,15 @@ final class QueueWorker: Sendable {
                 // In a task of its own, which cancelling `work` does not cancel: a transaction
                 // that committed returns its claims, which the shutdown then releases (rather
                 // than leaving them to their leases, each counted as a crash).
-                let (store, owner, at, leaseUntil) = (store, owner, now, now + QueueClock.milliseconds(options.lease))
+                let (owner, at, leaseUntil) = (owner, now, now + QueueClock.milliseconds(options.lease))
                 state.withLock { $0.turnSince = at }
                 defer { state.withLock { $0.turnSince = nil } }
-                claimed = try await Task {
+                claimed = try await bounded("recording ends and claiming") { store in
                     try await store.finishAndClaim(
-                        ends, kinds: free > 0 ? kinds : [], limit: max(0, free), owner: owner, now: at, leaseUntil: leaseUntil
+                        ends, kinds: free > 0 ? kinds : [], limit: max(0, free), slots: startable, owner: owner, now: at,
+                        leaseUntil: leaseUntil
                     ).claimed
-                }.value
+                }
             } catch {
                 state.withLock { $0.ends = ends + $0.ends }
                 throw error
@@ -202,7 +221,8 @@ final class QueueWorker: Sendable {
         }
         let lost: Set<DurableJobID>
         do {
-            lost = Set(try await store.heartbeat(owner: owner, jobs: claimed.map(\.id), leaseUntil: now + lease, now: now))
+            let (owner, jobs) = (owner, claimed.map(\.id))
+            lost = Set(try await bounded("renewing late claims") { try await $0.heartbeat(owner: owner, jobs: jobs, leaseUntil: now + lease, now: now) })
         } catch {
             end(.released, claimed)
             throw error
@@ -217,7 +237,7 @@ final class QueueWorker: Sendable {
         // Deadlines from `now`, read before the turn: a clock that moved on since makes them
         // pass at once, and the next turn claims what came due meanwhile.
         var deadline = now + QueueClock.milliseconds(options.poll)
-        if free > 0, let next = try await store.nextRunTime(kinds: kinds, after: now) {
+        if free > 0, let next = try await bounded("reading the next run time", { try await $0.nextRunTime(kinds: kinds, after: now) }) {
             deadline = min(deadline, next)
         }
         try await queue.doorbell.wait(after: rung, until: deadline, clock: clock)
@@ -236,9 +256,10 @@ final class QueueWorker: Sendable {
     static let refusedKindPause = Duration.seconds(10)
 
     private func prune(now: Int64) async throws {
-        _ = try await store.prune(endedBefore: now - QueueClock.milliseconds(options.retention), includingFailures: false)
-        if let failures = options.failureRetention {
-            _ = try await store.prune(endedBefore: now - QueueClock.milliseconds(failures), includingFailures: true)
+        let succeeded = now - QueueClock.milliseconds(options.retention)
+        _ = try await bounded("pruning") { try await $0.prune(endedBefore: succeeded, includingFailures: false) }
+        if let failures = options.failureRetention.map({ now - QueueClock.milliseconds($0) }) {
+            _ = try await bounded("pruning") { try await $0.prune(endedBefore: failures, includingFailures: true) }
         }
     }
 
@@ -374,7 +395,8 @@ final class QueueWorker: Sendable {
         let ends = takeEnds()
         guard !ends.isEmpty else { return }
         do {
-            _ = try await store.finish(ends, now: clock.now())
+            let now = clock.now()
+            _ = try await bounded("recording ends") { try await $0.finish(ends, now: now) }
         } catch {
             state.withLock { $0.ends = ends + $0.ends }
             throw error
@@ -405,7 +427,10 @@ final class QueueWorker: Sendable {
                 if let turnSince, now - turnSince >= lease / 2 {
                     throw QueueError(code: .database, location: "\(store)", message: "a turn has waited for the store since \(now - turnSince) ms")
                 }
-                let stop = try await store.heartbeat(owner: owner, jobs: jobs, leaseUntil: now + lease, now: now)
+                let owner = owner
+                let stop = try await bounded("renewing leases", within: options.lease / 2) {
+                    try await $0.heartbeat(owner: owner, jobs: jobs, leaseUntil: now + lease, now: now)
+                }
                 renewed = now
                 for id in stop { cancel(id) }
             } catch {

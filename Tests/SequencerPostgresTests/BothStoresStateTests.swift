@@ -176,6 +176,33 @@ import SequencerQueue
         }
     }
 
+    /// A worker's jobs claimed ahead of its free slots had not started when it died: no crash
+    /// is counted for them, and they are claimed only into a slot from then on, so that a job
+    /// that kills its worker as it starts is still counted.
+    @Test(arguments: StoreKind.testable)
+    func aJobClaimedAheadIsNotCountedWhenItsWorkerDiesAndIsNeverClaimedAheadAgain(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            let a = try await steps.enqueue(Steps.job())
+            let b = try await steps.enqueue(Steps.job())
+            let c = try await steps.enqueue(Steps.job())
+            // One free slot: a starts, b and c wait ahead; the worker dies.
+            #expect(try await steps.claim("w1", limit: 3, slots: 1, at: 0, lease: 100).map(\.id) == [a, b, c])
+            #expect(try await steps.store.reap(now: 101, poisonLimit: 2) == 3)
+            #expect(try await steps.store.job(a)?.crashes == 1)
+            for id in [b, c] {
+                let job = try #require(try await steps.store.job(id))
+                #expect(job.state == .available && job.crashes == 0)
+                #expect(job.error?.contains("waited there for a slot") == true, "\(job.error ?? "-")")
+            }
+            // b and c are not claimed ahead again: a takes the slot, and dies with its worker.
+            #expect(try await steps.claim("w2", limit: 3, slots: 1, at: 200, lease: 100).map(\.id) == [a])
+            #expect(try await steps.store.reap(now: 301, poisonLimit: 2) == 1)
+            #expect(try await steps.state(a) == .failed, "two crashes of its own: poison")
+            #expect(try await steps.claim("w3", limit: 3, slots: 1, at: 400).map(\.id) == [b])
+            #expect(try await steps.claim("w3", limit: 3, slots: 3, at: 400).map(\.id) == [c])
+        }
+    }
+
     @Test(arguments: StoreKind.testable)
     func aJobWhoseWorkersKeepDyingFailsAsPoisonAndSkipsItsDependentsTransitively(_ kind: StoreKind) async throws {
         try await kind.withSteps { steps in

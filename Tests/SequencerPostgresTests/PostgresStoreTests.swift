@@ -73,6 +73,7 @@ struct PostgresStoreTests {
             // Back to version 1, as the first Sequencer with PostgreSQL left it.
             try await TestServer.admin(
                 url, "DROP TABLE sequencer.runs, sequencer.run_jobs, sequencer.attempts, sequencer.fingerprints",
+                "ALTER TABLE sequencer.jobs DROP COLUMN ahead, DROP COLUMN lost_ahead",
                 "DELETE FROM sequencer.migrations WHERE version >= 2")
             let store = try await PostgresQueueStore(url: url)
             #expect(try await store.job(id[0])?.state == .available)

@@ -32,4 +32,24 @@ import Testing
         #expect(try await store.job(DurableJobID(3))?.state == .available)
         #expect(try store.integrityProblems().isEmpty)
     }
+
+    @Test func aVersion3QueueOpensAndClaimsAhead() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v3.sqlite")
+        try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: Self.fixture("queue-v3.sql")) }
+        let store = try SQLiteQueueStore(path: path)
+        #expect(try store.schemaVersion() == QueueSchema.current)
+        #expect(try await store.counts() == [.succeeded: 1, .running: 1, .waiting: 1, .available: 1])
+        // The running job was claimed before claims ahead existed: its worker's end counts.
+        #expect(try await store.reap(now: 2_000_000_000_000, poisonLimit: 3) == 1)
+        #expect(try await store.job(DurableJobID(2))?.crashes == 1)
+        let claimed = try await store.claim(
+            kinds: ["fetch", "apply"], limit: 5, slots: 1, owner: "new", now: 2_000_000_000_000, leaseUntil: 2_000_000_000_100)
+        #expect(Set(claimed.map(\.id)) == [DurableJobID(2), DurableJobID(4)])
+        #expect(try await store.reap(now: 2_000_000_000_101, poisonLimit: 3) == 2)
+        // The fetch (priority 2) took the slot and counts; the apply waited ahead and does not.
+        #expect(try await store.job(DurableJobID(2))?.crashes == 2)
+        #expect(try await store.job(DurableJobID(4))?.crashes == 0)
+        #expect(try store.integrityProblems().isEmpty)
+    }
 }

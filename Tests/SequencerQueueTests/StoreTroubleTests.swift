@@ -29,7 +29,7 @@ struct StoreTroubleTests {
         }
 
         func finishAndClaim(
-            _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+            _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
         ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
             let fail = failures.withLock { left in
                 defer { left -= 1 }
@@ -37,12 +37,12 @@ struct StoreTroubleTests {
             }
             if fail { throw QueueError(code: code, location: "troubled", message: "the server went away") }
             if let gate = stuck.withLock({ $0 }) { await gate.wait() }
-            return try await store.finishAndClaim(ends, kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil)
+            return try await store.finishAndClaim(ends, kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil)
         }
 
         func enqueue(_ jobs: [NewDurableJob], now: Int64) async throws -> [DurableJobID] { try await store.enqueue(jobs, now: now) }
-        func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
-            try await store.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil)
+        func claim(kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
+            try await store.claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil)
         }
         func finish(_ ends: [AttemptEnd], now: Int64) async throws -> [Bool] { try await store.finish(ends, now: now) }
         func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
@@ -154,6 +154,40 @@ struct StoreTroubleTests {
             #expect(store.heartbeats.withLock { $0 } == 1, "no renewal while the turn is stuck")
             stuck.open()
             #expect(try await queue.job(id)?.attempts ?? 0 <= 1)
+        }
+    }
+
+    /// A turn that the store never answers (a connection cut mid-statement has left one so) is
+    /// abandoned after a lease: the worker reports the trouble, and its next turn goes on.
+    @Test func aTurnTheStoreNeverAnswersIsAbandonedAfterALeaseAndTheWorkerGoesOn() async throws {
+        let directory = try TemporaryDirectory()
+        let store = TroubledStore(try SQLiteQueueStore(path: directory.file("q.sqlite")), failures: 0)
+        let clock = ManualClock()
+        let heard = Locked<[String]>([])
+        var options = DurableQueue.Options(lease: .seconds(30), heartbeat: .seconds(10), poll: .seconds(3600), clock: clock)
+        options.storeTrouble = { error in heard.withLock { $0.append(error.message) } }
+        let queue = DurableQueue(store: store, options: options)
+        queue.register("double") { (input: Int, _: JobContext) in input * 2 }
+        let id = try await queue.enqueue("double", 21)
+        let stuck = Gate()
+        store.stuck.withLock { $0 = stuck }
+        try await DurableQueueTests.working(queue) { () async throws in
+            // Opened last: the abandoned turn, answered after all, must not claim the job first.
+            defer { stuck.open() }
+            #expect(await eventually { queue.workers.withLock { $0.values.contains { $0.state.withLock { $0.turnSince != nil } } } })
+            // The turn's deadline: a lease from its start.
+            #expect(await eventually { clock.sleeperDeadlines.contains(ManualClock.Instant(offset: .seconds(30))) })
+            clock.advance(by: .seconds(30))
+            #expect(await eventually { heard.withLock { $0.contains { $0.contains("no answer within 30.0 seconds") } } }, "\(heard.withLock { $0 })")
+            store.stuck.withLock { $0 = nil }
+            let doubled = Locked<Int?>(nil)
+            let waiter = Task { let value = try await queue.result(of: id, as: Int.self); doubled.withLock { $0 = value } }
+            // The pause after a failed turn, and the waits for the result, pass on the clock.
+            #expect(await eventually {
+                clock.advance(by: .milliseconds(200))
+                return doubled.withLock { $0 } == 42
+            })
+            waiter.cancel()
         }
     }
 

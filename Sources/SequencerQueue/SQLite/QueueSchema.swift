@@ -9,7 +9,7 @@ enum QueueSchema {
     /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
     static let applicationID: Int32 = 0x5345_5151
 
-    static let versions = ["v1", "v2", "v3"]
+    static let versions = ["v1", "v2", "v3", "v4"]
 
     static var current: Int { versions.count }
 
@@ -114,6 +114,16 @@ enum QueueSchema {
                     recorded_at INTEGER NOT NULL,
                     PRIMARY KEY (workflow, job)
                 ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v4") { db in
+            // `ahead`: the running job was claimed beyond its worker's free slots, to wait in the
+            // worker for one; its worker's end is then no crash of its own. `lost_ahead`: such
+            // a claim was taken back once; the job is never claimed ahead again (so a job that
+            // kills its worker as it starts is counted, from its next claim on).
+            try db.execute(sql: """
+                ALTER TABLE jobs ADD COLUMN ahead INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE jobs ADD COLUMN lost_ahead INTEGER NOT NULL DEFAULT 0;
                 """)
         }
         return migrator

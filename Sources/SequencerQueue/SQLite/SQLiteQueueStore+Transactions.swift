@@ -76,7 +76,12 @@ extension SQLiteQueueStore {
     /// retrying job keeps its lane slot in memory: so a lane of width 1 runs its jobs one after
     /// the other, in order, retries included. Such a job takes its own slot back when it is
     /// claimed.
-    static func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64, _ db: Database) throws -> [ClaimedJob] {
+    ///
+    /// The jobs beyond the first `slots` are claimed ahead (marked `ahead`), and a job taken
+    /// back once from a claim ahead (`lost_ahead`) is claimed only into a slot.
+    static func claim(
+        kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64, _ db: Database
+    ) throws -> [ClaimedJob] {
         var room: [String: Int] = [:]
         let held = "SELECT count(*) FROM jobs WHERE lane = lanes.name AND (state = 2 OR (state = 1 AND attempt > 0))"
         for row in try Row.fetchAll(cached: db, sql: "SELECT name, width - (\(held)) FROM lanes") {
@@ -89,7 +94,7 @@ extension SQLiteQueueStore {
         while claimed.count < limit {
             let page = room.isEmpty ? max(limit - claimed.count, 32) : max(limit * 2, 32)
             var sql = """
-                SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry FROM jobs INDEXED BY jobs_available
+                SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry, lost_ahead FROM jobs INDEXED BY jobs_available
                 WHERE state = 1 AND run_at <= ? AND kind IN \(placeholders(kinds.count))
                 """
             var arguments: StatementArguments = [now]
@@ -104,10 +109,13 @@ extension SQLiteQueueStore {
             let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             var count = 0
             var ids: [Int64] = []
+            var ahead: [Int64] = []
             while let row = try rows.next() {
                 count += 1
                 after = (row[4], row[0])
                 guard claimed.count < limit else { continue }
+                let isAhead = claimed.count >= slots
+                if isAhead, (row[8] as Int) != 0 { continue }
                 let lane: String? = row[5]
                 // A job after an attempt holds its slot already.
                 if let lane, (row[3] as Int) == 0 {
@@ -116,6 +124,7 @@ extension SQLiteQueueStore {
                 }
                 let id: Int64 = row[0]
                 ids.append(id)
+                if isAhead { ahead.append(id) }
                 claimed.append(ClaimedJob(
                     id: DurableJobID(id), kind: row[1], input: row[2], attempt: (row[3] as Int) + 1,
                     priority: Priority(rawValue: row[4]) ?? .utility, lane: lane, timeout: (row[6] as Int64?).map { .milliseconds($0) },
@@ -125,15 +134,19 @@ extension SQLiteQueueStore {
                 // One statement for the page's jobs, their IDs in a JSON array.
                 try db.executeCached(
                     sql: """
-                        UPDATE jobs SET state = 2, attempt = attempt + 1, owner = ?, lease_until = ?, started_at = ?
+                        UPDATE jobs SET state = 2, attempt = attempt + 1, owner = ?, lease_until = ?, started_at = ?,
+                            ahead = id IN (SELECT value FROM json_each(?))
                         WHERE id IN (SELECT value FROM json_each(?))
                         """,
-                    arguments: [owner, leaseUntil, now, "[" + ids.map(String.init).joined(separator: ",") + "]"])
+                    arguments: [owner, leaseUntil, now, Self.jsonArray(ahead), Self.jsonArray(ids)])
             }
             guard count == page else { break }
         }
         return claimed
     }
+
+    /// IDs as one JSON array, for `json_each`: one argument, however many.
+    static func jsonArray(_ ids: [Int64]) -> String { "[" + ids.map(String.init).joined(separator: ",") + "]" }
 
     /// Cancels a job: a waiting or available one ends, and its dependents are skipped; a running
     /// one is marked for its worker. Returns its state after; nil when there is no such job.

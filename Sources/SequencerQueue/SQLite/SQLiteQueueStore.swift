@@ -56,10 +56,10 @@ public final class SQLiteQueueStore: QueueStore {
         }
     }
 
-    public func claim(kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
+    public func claim(kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64) async throws -> [ClaimedJob] {
         guard limit > 0, !kinds.isEmpty else { return [] }
         return try await write { db in
-            try Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, db)
+            try Self.claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, db)
         }
     }
 
@@ -69,13 +69,13 @@ public final class SQLiteQueueStore: QueueStore {
     }
 
     public func finishAndClaim(
-        _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
+        _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
     ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
         guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return ([], []) }
         return try await write { db in
             let recorded = try ends.map { try Self.finish($0, now: now, db) }
             guard limit > 0, !kinds.isEmpty else { return (recorded, []) }
-            return (recorded, try Self.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: leaseUntil, db))
+            return (recorded, try Self.claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, db))
         }
     }
 
@@ -96,13 +96,15 @@ public final class SQLiteQueueStore: QueueStore {
     public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
         try await write { db in
             let expired = try Row.fetchAll(
-                db, sql: "SELECT id, crashes, owner, attempt FROM jobs WHERE state = 2 AND lease_until < ?", arguments: [now])
+                db, sql: "SELECT id, crashes, owner, attempt, ahead FROM jobs WHERE state = 2 AND lease_until < ?", arguments: [now])
             for row in expired {
                 let id: Int64 = row[0]
-                let crashes = (row[1] as Int) + 1
                 let owner: String = row[2] ?? "?"
                 let attempt: Int = row[3]
-                if crashes >= poisonLimit {
+                // Claimed ahead: it waited in its worker for a slot, and is not counted.
+                let ahead = (row[4] as Int) != 0
+                let crashes = (row[1] as Int) + (ahead ? 0 : 1)
+                if !ahead, crashes >= poisonLimit {
                     let message = "its worker ended or lost its lease while running it \(crashes) times (the last: \(owner), attempt \(attempt)); failed for good, as poison"
                     try db.execute(
                         sql: """
@@ -112,12 +114,15 @@ public final class SQLiteQueueStore: QueueStore {
                         arguments: [crashes, now, message, id])
                     try Self.skipDependents(of: id, now: now, db)
                 } else {
+                    let message = ahead
+                        ? "its worker \(owner) ended or lost its lease while it waited there for a slot (attempt \(attempt))"
+                        : "its worker \(owner) ended or lost its lease during attempt \(attempt)"
                     try db.execute(
                         sql: """
                             UPDATE jobs SET state = 1, crashes = ?, owner = NULL, lease_until = NULL, run_at = ?,
-                            error_code = 'crashed', error = ? WHERE id = ?
+                            error_code = 'crashed', error = ?, lost_ahead = lost_ahead OR ahead, ahead = 0 WHERE id = ?
                             """,
-                        arguments: [crashes, now, "its worker \(owner) ended or lost its lease during attempt \(attempt)", id])
+                        arguments: [crashes, now, message, id])
                 }
             }
             return expired.count

@@ -78,8 +78,11 @@ struct Steps: Sendable {
         try #require(try await store.enqueue([job], now: now).first)
     }
 
-    func claim(_ owner: String = "w1", kinds: [String] = ["k"], limit: Int = 10, at now: Int64 = 0, lease: Int64 = 30_000) async throws -> [ClaimedJob] {
-        try await store.claim(kinds: kinds, limit: limit, owner: owner, now: now, leaseUntil: now + lease)
+    /// Claims `limit` jobs, those beyond `slots` (by default none) ahead.
+    func claim(
+        _ owner: String = "w1", kinds: [String] = ["k"], limit: Int = 10, slots: Int? = nil, at now: Int64 = 0, lease: Int64 = 30_000
+    ) async throws -> [ClaimedJob] {
+        try await store.claim(kinds: kinds, limit: limit, slots: slots ?? limit, owner: owner, now: now, leaseUntil: now + lease)
     }
 
     func end(_ job: ClaimedJob, owner: String = "w1", _ outcome: AttemptEnd.Outcome, at now: Int64 = 0) async throws -> Bool {
