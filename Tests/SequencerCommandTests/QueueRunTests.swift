@@ -6,13 +6,7 @@ import Testing
 /// `sequencer run --queue` and `sequencer worker`: a run submitted to a durable queue (an SQLite
 /// file, or a PostgreSQL database of a real server) and run by worker processes.
 @Suite(.timeLimit(.minutes(3))) struct QueueRunTests {
-    /// Stops a worker with SIGINT and checks that it stopped as documented.
-    func stop(_ worker: (Process, Pipe, Pipe), in cli: CLI) async throws -> CLI.Result {
-        kill(worker.0.processIdentifier, SIGINT)
-        let result = try await cli.finish(worker.0, worker.1, worker.2)
-        #expect(result.status == 130, "\(result.output)")
-        return result
-    }
+    func stop(_ worker: (Process, Pipe, Pipe), in cli: CLI) async throws -> CLI.Result { try await cli.stopWorker(worker) }
 
     @Test(arguments: QueueKind.testable)
     func aSubmittedRunIsRunByAWorkerAndReportedWithItsFailures(_ kind: QueueKind) async throws {

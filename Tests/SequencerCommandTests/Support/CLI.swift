@@ -61,6 +61,15 @@ struct CLI {
         return (process, stdout, stderr)
     }
 
+    /// Stops a started `sequencer worker` with SIGINT and checks that it stopped as documented
+    /// (exit status 130).
+    func stopWorker(_ worker: (Process, Pipe, Pipe)) async throws -> Result {
+        kill(worker.0.processIdentifier, SIGINT)
+        let result = try await finish(worker.0, worker.1, worker.2)
+        #expect(result.status == 130, "\(result.output)")
+        return result
+    }
+
     /// Runs the binary to its end (killing it after `limit`, which fails the test).
     func run(_ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(60)) async throws -> Result {
         let (process, stdout, stderr) = try start(arguments, environment: environment)
