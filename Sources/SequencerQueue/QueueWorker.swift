@@ -76,13 +76,8 @@ final class QueueWorker: Sendable {
         let beatNow = Doorbell()
         let heartbeat = Task { [self] in await beat(beatNow) }
         let cancelNotices = store.cancelNotices().map { stream in Task { for await _ in stream { beatNow.ring() } } }
-        // Other processes' commits that made jobs available wake this worker, as an enqueue here
-        // does; but not while it holds claimed jobs waiting for a slot: it has work, and its next
-        // turn comes as they end (see `ended`). In a graph every end releases dependents, and
-        // each notice woke every worker for a turn that claimed one or two jobs.
-        let wakeUps = store.wakeUps().map { stream in
-            Task { [self] in for await _ in stream where !holdsWaitingJobs { queue.doorbell.ring() } }
-        }
+        // Other processes' commits that made jobs available wake this worker, as an enqueue here does.
+        let wakeUps = store.wakeUps().map { stream in Task { [queue] in for await _ in stream { queue.doorbell.ring() } } }
         var failure: (any Error)?
         do {
             try await loop()
@@ -133,9 +128,6 @@ final class QueueWorker: Sendable {
             try await call(store)
         }
     }
-
-    /// Whether some of the claimed jobs wait for a running slot.
-    private var holdsWaitingJobs: Bool { state.withLock { $0.byLocal.count > slots } }
 
     /// When the worker last took back expired leases and pruned.
     private struct Turns {

@@ -19,8 +19,6 @@ struct StoreTroubleTests {
         let heartbeats = Locked(0)
         /// When set, turns wait for it to open (a transaction stuck in the store).
         let stuck = Locked<Gate?>(nil)
-        /// What ``wakeUps()`` gives the worker: notices of other processes' commits, fed by the test.
-        let notices = Locked<AsyncStream<Void>?>(nil)
 
         init(_ store: SQLiteQueueStore, failures: Int, code: QueueError.Code = .database) {
             self.store = store
@@ -63,7 +61,6 @@ struct StoreTroubleTests {
             try await store.prune(endedBefore: endedBefore, includingFailures: includingFailures)
         }
         func close() async throws { try await store.close() }
-        func wakeUps() -> AsyncStream<Void>? { notices.withLock { $0 } }
     }
 
     @Test func aWorkerWaitsOutAStoreThatFailsAndGoesOn() async throws {
