@@ -116,14 +116,15 @@ final class QueueWorker: Sendable {
         }
     }
 
-    /// A call of the store, abandoned after `limit`: by default a lease, and 10 s at least (an
-    /// abandoned turn that committed leaves its claims to their leases, so a slow store should
-    /// not make it common). See ``StoreDeadline``.
+    /// A call of the store, abandoned after `limit`: by default a lease and a heartbeat, and
+    /// 10 s at least. So a turn stuck in the store has the worker give its jobs up (see `beat`)
+    /// before it is abandoned, and a slow store seldom has a turn abandoned that commits after
+    /// all (its claims are left to their leases). See ``StoreDeadline``.
     private func bounded<T: Sendable>(
         _ doing: String, within limit: Duration? = nil, _ call: @escaping @Sendable (any QueueStore) async throws -> T
     ) async throws -> T {
         let store = store
-        let limit = limit ?? max(options.lease, .seconds(10))
+        let limit = limit ?? max(options.lease + options.heartbeat, .seconds(10))
         return try await StoreDeadline.value(within: limit, clock: clock, store: "\(store)", doing: doing) {
             try await call(store)
         }

@@ -46,6 +46,10 @@ public final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Whether the gate was opened: for a bounded wait (`eventually { gate.isOpen }`), which a
+    /// test's time limit can end, where ``wait()`` cannot be cancelled.
+    public var isOpen: Bool { state.withLock { $0.isOpen } }
+
     /// How many times ``wait()`` was called.
     public var arrivals: Int { state.withLock { $0.arrivals } }
 

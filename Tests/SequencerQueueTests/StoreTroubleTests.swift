@@ -147,7 +147,7 @@ struct StoreTroubleTests {
                 await clock.sleepers(atLeast: 1)
                 clock.advance(by: .seconds(10))
             }
-            await stopped.wait()
+            try #require(await eventually { stopped.isOpen }, "the running body was not given up")
             #expect(store.heartbeats.withLock { $0 } == 1, "no renewal while the turn is stuck")
             stuck.open()
             #expect(try await queue.job(id)?.attempts ?? 0 <= 1)
@@ -155,7 +155,8 @@ struct StoreTroubleTests {
     }
 
     /// A turn that the store never answers (a connection cut mid-statement has left one so) is
-    /// abandoned after a lease: the worker reports the trouble, and its next turn goes on.
+    /// abandoned after a lease and a heartbeat: the worker reports the trouble, and its next turn
+    /// goes on.
     @Test func aTurnTheStoreNeverAnswersIsAbandonedAfterALeaseAndTheWorkerGoesOn() async throws {
         let directory = try TemporaryDirectory()
         let store = TroubledStore(try SQLiteQueueStore(path: directory.file("q.sqlite")), failures: 0)
@@ -172,10 +173,10 @@ struct StoreTroubleTests {
             // Opened last: the abandoned turn, answered after all, must not claim the job first.
             defer { stuck.open() }
             #expect(await eventually { queue.workers.withLock { $0.values.contains { $0.state.withLock { $0.turnSince != nil } } } })
-            // The turn's deadline: a lease from its start.
-            #expect(await eventually { clock.sleeperDeadlines.contains(ManualClock.Instant(offset: .seconds(30))) })
-            clock.advance(by: .seconds(30))
-            #expect(await eventually { heard.withLock { $0.contains { $0.contains("no answer within 30.0 seconds") } } }, "\(heard.withLock { $0 })")
+            // The turn's deadline: a lease and a heartbeat from its start.
+            #expect(await eventually { clock.sleeperDeadlines.contains(ManualClock.Instant(offset: .seconds(40))) })
+            clock.advance(by: .seconds(40))
+            #expect(await eventually { heard.withLock { $0.contains { $0.contains("no answer within 40.0 seconds") } } }, "\(heard.withLock { $0 })")
             store.stuck.withLock { $0 = nil }
             let doubled = Locked<Int?>(nil)
             let waiter = Task { let value = try await queue.result(of: id, as: Int.self); doubled.withLock { $0 = value } }
