@@ -166,7 +166,7 @@ extension PostgresQueueStore {
     /// The claim in one statement, when none of its first `limit` candidates would take a lane
     /// slot (the usual case): they are locked `FOR UPDATE SKIP LOCKED` and updated at once, and
     /// returned in claim order. Returns nil, having claimed nothing, when one would take a
-    /// slot: ``claim(kinds:limit:owner:now:leaseUntil:_:_:)`` then counts the lanes' slots
+    /// slot: ``claim(kinds:limit:slots:owner:now:leaseUntil:_:_:)`` then counts the lanes' slots
     /// (the candidates stay locked by this transaction meanwhile).
     static func claimOutsideLanes(
         kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64,

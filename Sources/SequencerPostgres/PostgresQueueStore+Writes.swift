@@ -67,8 +67,8 @@ extension PostgresQueueStore {
         }
     }
 
-    /// One statement: renews every lease of `owner` (a HOT update: `lease_until` is in no
-    /// index) and returns its running jobs with their cancel flags.
+    /// One statement: renews the leases of `owner` among `jobs` (a HOT update: `lease_until` is
+    /// in no index) and returns those it still runs with their cancel flags.
     public func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
         guard !jobs.isEmpty else { return [] }
         let ids = jobs.map(\.rawValue)

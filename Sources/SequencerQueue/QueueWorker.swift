@@ -159,9 +159,11 @@ final class QueueWorker: Sendable {
             // The ends gathered since the last turn and the next claim: one transaction.
             let kinds = claimableKinds(now: now)
             let ends = takeEnds()
-            let free = state.withLock { $0.capacity(slots: slots) - $0.running.count } + ends.count
-            // The claimed jobs beyond the free slots are claimed ahead (see QueueStore.claim).
-            let startable = state.withLock { max(0, slots - $0.byLocal.count) }
+            // Those claimed beyond the free running slots (`startable`) are claimed ahead (see
+            // QueueStore.claim).
+            let (free, startable) = state.withLock { state in
+                (state.capacity(slots: slots) - state.running.count + ends.count, max(0, slots - state.byLocal.count))
+            }
             now = clock.now()
             guard !ends.isEmpty || (free > 0 && !kinds.isEmpty) else {
                 try await idle(after: rung, free: free, kinds: kinds, now: now)

@@ -6,8 +6,6 @@ import Testing
 /// `sequencer run --queue` and `sequencer worker`: a run submitted to a durable queue (an SQLite
 /// file, or a PostgreSQL database of a real server) and run by worker processes.
 @Suite(.timeLimit(.minutes(3))) struct QueueRunTests {
-    func stop(_ worker: (Process, Pipe, Pipe), in cli: CLI) async throws -> CLI.Result { try await cli.stopWorker(worker) }
-
     @Test(arguments: QueueKind.testable)
     func aSubmittedRunIsRunByAWorkerAndReportedWithItsFailures(_ kind: QueueKind) async throws {
         let cli = try CLI()
@@ -50,7 +48,7 @@ import Testing
             #expect(document.map { Set($0.keys) } == report.map { Set($0.keys) }, "\(shownJSON.stdout)")
             #expect((document?["jobs"] as? [[String: Any]])?.first.map { Set($0.keys) } == reportJobs?.first.map { Set($0.keys) })
             #expect(cli.read("again.txt") == "again\n")
-            let stopped = try await stop(worker, in: cli)
+            let stopped = try await cli.stopWorker(worker)
             #expect(stopped.stderr.contains("serving workflow"))
             if let password = URLComponents(string: queue)?.password, !password.isEmpty {
                 #expect(!(failed.output + stopped.output + runs.output).contains(password), "the queue's password was printed")
@@ -109,7 +107,7 @@ import Testing
             let runs = try await cli.run(["runs", "--queue", queue, "--json"])
             let listed = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
             #expect(listed?.compactMap { $0["id"] as? Int } == [5])
-            _ = try await stop(worker, in: cli)
+            _ = try await cli.stopWorker(worker)
         }
     }
 
@@ -128,7 +126,7 @@ import Testing
             try cli.write("in.txt", "1\n")
             let first = try cli.start(["worker", "--queue", queue])
             #expect(try await cli.run(["run", "--queue", queue]).status == 0)
-            _ = try await stop(first, in: cli)
+            _ = try await cli.stopWorker(first)
             let second = try cli.start(["worker", "--queue", queue])
             let again = try await cli.run(["run", "--queue", queue])
             #expect(again.status == 0 && again.stdout.contains("up to date gen") && again.stdout.contains("up to date use"), "\(again.output)")
@@ -139,7 +137,7 @@ import Testing
             #expect(cli.read("final.txt") == "2\n" && cli.read("gen.log") == "gen\ngen\n")
             #expect(try await cli.run(["run", "--queue", queue, "--force"]).stdout.contains("ok gen"))
             #expect(cli.read("use.log") == "use\nuse\nuse\n")
-            _ = try await stop(second, in: cli)
+            _ = try await cli.stopWorker(second)
         }
     }
 
@@ -166,8 +164,8 @@ import Testing
         for job in jobs { workers[job["name"] as? String ?? ""] = job["worker"] as? String }
         #expect(workers["train"]?.hasSuffix(":\(gpu.0.processIdentifier)") == true, "\(workers)")
         #expect(workers["prep"]?.hasSuffix(":\(cpu.0.processIdentifier)") == true && workers["report"]?.hasSuffix(":\(cpu.0.processIdentifier)") == true, "\(workers)")
-        #expect(try await stop(gpu, in: cli).stderr.contains("lanes gpu"))
-        _ = try await stop(cpu, in: cli)
+        #expect(try await cli.stopWorker(gpu).stderr.contains("lanes gpu"))
+        _ = try await cli.stopWorker(cpu)
     }
 
     /// Two projects named `proj`: a worker serving the other one does not run this one's job
@@ -195,9 +193,9 @@ import Testing
         let document = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
         let job = (document?["jobs"] as? [[String: Any]])?.first
         #expect(job?["state"] as? String == "succeeded" && job?["attempts"] as? Int == 1, "\(shown.stdout)")
-        let stopped = try await stop(other, in: cli)
+        let stopped = try await cli.stopWorker(other)
         #expect(stopped.stderr.contains("runs another command for 'a'"), "\(stopped.stderr)")
-        _ = try await stop(worker, in: cli)
+        _ = try await cli.stopWorker(worker)
     }
 
     @Test(arguments: QueueKind.testable)
@@ -220,7 +218,7 @@ import Testing
             #expect(attached.status == 0, "\(attached.output)")
             #expect(attached.stdout.contains("run 1 succeeded"))
             #expect(cli.read("b.txt") == "b\n")
-            _ = try await stop(worker, in: cli)
+            _ = try await cli.stopWorker(worker)
         }
     }
 
@@ -244,7 +242,7 @@ import Testing
             #expect(cancelled.stdout.contains("cancelled b") && cancelled.stdout.contains("run 1 cancelled"), "\(cancelled.stdout)")
             #expect(await eventually { processHasEnded(pid) }, "the job's command still runs")
             #expect(cli.read("b.txt") == nil)
-            _ = try await stop(worker, in: cli)
+            _ = try await cli.stopWorker(worker)
         }
     }
 }

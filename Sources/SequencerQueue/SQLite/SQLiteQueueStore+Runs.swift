@@ -170,7 +170,7 @@ extension SQLiteQueueStore: RunStore {
                 SELECT run, state, count(*), max(ended_at) FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
                 WHERE run IN (SELECT value FROM json_each(?)) GROUP BY run, state
                 """,
-            arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
+            arguments: [Self.jsonArray(ids)])
         {
             guard let state = DurableJobState(rawValue: group[1]) else { continue }
             groups[group[0], default: []].append((state, group[2], group[3]))

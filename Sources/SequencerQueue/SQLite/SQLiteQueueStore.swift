@@ -81,8 +81,7 @@ public final class SQLiteQueueStore: QueueStore {
 
     public func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
         guard !jobs.isEmpty else { return [] }
-        // The IDs as one JSON array: one argument, however many jobs.
-        let ids = "[" + jobs.map { String($0.rawValue) }.joined(separator: ",") + "]"
+        let ids = Self.jsonArray(jobs.map(\.rawValue))
         return try await write { db in
             let mine = "state = 2 AND owner = ? AND id IN (SELECT value FROM json_each(?))"
             try db.execute(sql: "UPDATE jobs SET lease_until = ? WHERE \(mine)", arguments: [leaseUntil, owner, ids])
