@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerBuild
 import SequencerJournal
 import SequencerWorkflowFile
 
