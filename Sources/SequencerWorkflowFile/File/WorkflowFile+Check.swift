@@ -49,6 +49,7 @@ extension WorkflowFile {
         let laneNames = Set(file.lanes.map(\.name))
         func context(_ job: Job) -> String { job.origin.map { " (\($0))" } ?? "" }
 
+        var families: [String: [String]] = [:]  // the jobs each need pattern matches
         var needs = [[Int]](repeating: [], count: file.jobs.count)
         for position in file.jobs.indices {
             let job = file.jobs[position]
@@ -70,8 +71,9 @@ extension WorkflowFile {
                                  at: need.location, in: job.definedIn)
                     continue
                 }
-                let names = file.jobs.map(\.name)
-                let matched = FilePattern.matching(need.name, among: names).filter { $0 != job.name }
+                let members = families[need.name] ?? FilePattern.matching(need.name, among: file.jobs.map(\.name))
+                families[need.name] = members
+                let matched = members.filter { $0 != job.name }
                 if matched.isEmpty {
                     if let template = emptyTemplates.first(where: { family($0, matches: need.name) }) {
                         file.warnings.append(Diagnostic(
