@@ -18,6 +18,10 @@ struct RunCommand: AsyncParsableCommand {
             success is skipped as up to date, and an interrupted run can be finished with \
             `sequencer resume`. Ctrl-C (or SIGTERM) stops the run: running commands get SIGTERM, \
             and SIGKILL after the grace period; a second Ctrl-C kills them at once.
+
+            With --dry-run, nothing runs and nothing is written (the journal is only read): each \
+            job is listed, in run order, as up to date or as would run with the reason \
+            --explain gives; a job whose needed job would remake its outputs would run too.
             """
     )
 
@@ -32,8 +36,22 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var journal: JournalOptions
     @OptionGroup var queue: QueueOptions
 
+    @Flag(name: [.customShort("n"), .customLong("dry-run")],
+          help: "Print what would run and why (or that it is up to date), running nothing and writing nothing.")
+    var dryRun = false
+
+    func validate() throws {
+        if dryRun, queue.location != nil { throw ValidationError("--dry-run cannot be used with --queue (or SEQUENCER_QUEUE)") }
+    }
+
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        if dryRun {
+            // Parsed, not read from a compiled copy: a dry run writes none.
+            let loaded = try expandOrExit(try loadOrExit(file.file))
+            try DryRunSession(file: try selectOrExit(loaded, only: only), options: execution, journal: journal).run(whole: loaded)
+            return
+        }
         if let location = queue.location, let run = queue.attach {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             throw ExitCode(try await session.follow(QueueRunID(run)))
