@@ -109,7 +109,7 @@ struct DryRunTests {
         #expect(skippedJobs == [["name": "other", "action": "skip", "reason": "up to date"]])
     }
 
-    @Test(arguments: [["--queue", "queue.sqlite"]])
+    @Test(arguments: [["--watch"], ["--queue", "queue.sqlite"]])
     func itCannotBeCombinedWith(_ options: [String]) async throws {
         let cli = try project()
         defer { cli.remove() }
