@@ -70,5 +70,6 @@ import Testing
         let scope = try scope()
         #expect(scope.watchesNew("/p/include/new"))
         #expect(!scope.watchesNew("/p/src/new"))
+        #expect(!scope.watchesNew("/p/include/.git"))
     }
 }

@@ -109,6 +109,16 @@ struct DryRunTests {
         #expect(skippedJobs == [["name": "other", "action": "skip", "reason": "up to date"]])
     }
 
+    @Test func withoutTheJournalEveryJobWouldRun() async throws {
+        let cli = try project()
+        defer { cli.remove() }
+        #expect(try await cli.run(["run"]).status == 0)
+        let result = try await cli.run(["run", "-n", "--no-journal"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("would run  other: --no-journal: nothing is up to date"), "\(result.output)")
+        #expect(result.stdout.hasSuffix("sequencer: 4 of 4 jobs would run\n"), "\(result.output)")
+    }
+
     @Test(arguments: [["--watch"], ["--queue", "queue.sqlite"]])
     func itCannotBeCombinedWith(_ options: [String]) async throws {
         let cli = try project()

@@ -121,9 +121,11 @@ package struct WatchScope: Sendable {
     }
 
     /// Whether `directory` is one a watch adds when it is created: under a glob's root that
-    /// matches deeper, or on the way to a watched path that did not exist.
+    /// matches deeper, or on the way to a watched path that did not exist. Not a hidden one
+    /// (globs do not match in them), such as `.sequencer`.
     package func watchesNew(_ directory: String) -> Bool {
-        globs.contains { $0.recursive && directory.hasPrefix($0.root + "/") }
+        guard !(directory as NSString).lastPathComponent.hasPrefix(".") else { return false }
+        return globs.contains { $0.recursive && directory.hasPrefix($0.root + "/") }
             || literal.keys.contains { $0.hasPrefix(directory + "/") }
             || globs.contains { $0.root == directory || $0.root.hasPrefix(directory + "/") }
     }

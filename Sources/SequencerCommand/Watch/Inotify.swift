@@ -57,18 +57,18 @@ final class Inotify: Sendable {
     var count: Int { watches.withLock { $0.byPath.count } }
 
     /// Watches the entries of `directory` (absolute); watching one twice is one watch.
-    /// - Returns: whether it is watched (false when it is missing, not a directory, or the
-    ///   per-user watch limit is reached).
+    /// - Returns: nil when it is watched, else `errno`: `ENOENT` or `ENOTDIR` when it is
+    ///   missing or not a directory, `ENOSPC` when the per-user watch limit is reached.
     @discardableResult
-    func watch(_ directory: String) -> Bool {
+    func watch(_ directory: String) -> Int32? {
         let number = inotify_add_watch(descriptor, directory, Self.mask)
-        guard number >= 0 else { return false }
+        guard number >= 0 else { return errno }
         watches.withLock { watches in
             if let old = watches.byDescriptor[number], old != directory { watches.byPath[old] = nil }
             watches.byDescriptor[number] = directory
             watches.byPath[directory] = number
         }
-        return true
+        return nil
     }
 
     /// Waits for changes and returns them; nil once ``close()`` was called.
