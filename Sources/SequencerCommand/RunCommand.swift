@@ -26,8 +26,8 @@ struct RunCommand: AsyncParsableCommand {
             With --watch, the run is followed by a wait: when an input of a job changes (a \
             file, a file a glob matches, or a header its depfile named), the run still going \
             is stopped (as by Ctrl-C) and, once changes have been quiet for --debounce, the \
-            jobs that changed and the jobs that depend on them run again, with the jobs the \
-            last run did not finish. Editing the workflow file reloads it and runs it all \
+            jobs whose inputs changed and the jobs that depend on them run again, with the \
+            jobs the last run did not finish. Editing the workflow file reloads it and runs it all \
             (with the usual up-to-date checks). Changes to the jobs' declared outputs and \
             under .sequencer/ are ignored, and so is a write that leaves a file as it was. \
             Ctrl-C ends the watch (exit status 130).

@@ -150,11 +150,20 @@ final class WatchDriver {
                 continue
             }
             if event.isNewDirectory, scope.watchesNew(event.path) {
-                // Its entries made before the watch was added are changes too.
-                for directory in [event.path] + WatchScope.subdirectories(of: event.path) {
+                // Each directory is watched before it is read, so an entry made meanwhile is
+                // seen one way or the other; the files in it count as changed.
+                var directories = [event.path]
+                while let directory = directories.popLast() {
                     watch(directory)
-                    let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-                    changed += entries.map { directory + "/" + $0 }.filter { scope.change(at: $0) != .ignored && contents.changed($0) }
+                    for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+                        let path = directory + "/" + entry
+                        var isDirectory: ObjCBool = false
+                        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                            if !entry.hasPrefix(".") { directories.append(path) }
+                        } else if scope.change(at: path) != .ignored, contents.changed(path) {
+                            changed.append(path)
+                        }
+                    }
                 }
                 for directory in scope.directories() { watch(directory) }
             }

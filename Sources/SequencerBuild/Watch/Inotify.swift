@@ -11,15 +11,15 @@ import Sequencer
 /// inotify.watch("/src/app/src")
 /// while let events = inotify.next() { for event in events { print(event.path) } }
 /// ```
-final class Inotify: Sendable {
+package final class Inotify: Sendable {
     /// A change in a watched directory.
-    struct Event: Sendable, Equatable {
+    package struct Event: Sendable, Equatable {
         /// The path that changed: an entry of a watched directory, or the directory itself.
-        var path: String
+        package var path: String
         /// Whether a directory was made (or moved) there: its own entries are not watched yet.
-        var isNewDirectory: Bool
+        package var isNewDirectory: Bool
         /// Whether the kernel dropped events (its queue overflowed): anything may have changed.
-        var overflowed: Bool
+        package var overflowed: Bool
     }
 
     /// What a watch reports: written files, created, deleted and moved entries, the directory
@@ -35,7 +35,7 @@ final class Inotify: Sendable {
     private let watches = Locked<(byDescriptor: [Int32: String], byPath: [String: Int32])>(([:], [:]))
 
     /// - Throws: ``WatchError`` when inotify cannot be used (the per-user instance limit).
-    init() throws(WatchError) {
+    package init() throws(WatchError) {
         descriptor = inotify_init1(Int32(IN_CLOEXEC))
         guard descriptor >= 0 else { throw WatchError("inotify_init1: \(String(cString: strerror(errno)))") }
         var ends: [Int32] = [0, 0]
@@ -54,13 +54,13 @@ final class Inotify: Sendable {
     }
 
     /// How many directories are watched.
-    var count: Int { watches.withLock { $0.byPath.count } }
+    package var count: Int { watches.withLock { $0.byPath.count } }
 
     /// Watches the entries of `directory` (absolute); watching one twice is one watch.
     /// - Returns: nil when it is watched, else `errno`: `ENOENT` or `ENOTDIR` when it is
     ///   missing or not a directory, `ENOSPC` when the per-user watch limit is reached.
     @discardableResult
-    func watch(_ directory: String) -> Int32? {
+    package func watch(_ directory: String) -> Int32? {
         let number = inotify_add_watch(descriptor, directory, Self.mask)
         guard number >= 0 else { return errno }
         watches.withLock { watches in
@@ -72,7 +72,7 @@ final class Inotify: Sendable {
     }
 
     /// Waits for changes and returns them; nil once ``close()`` was called.
-    func next() -> [Event]? {
+    package func next() -> [Event]? {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
@@ -89,7 +89,7 @@ final class Inotify: Sendable {
     }
 
     /// Makes ``next()`` return nil, now or at its next call.
-    func close() {
+    package func close() {
         var byte: UInt8 = 1
         _ = Glibc.write(wakeWrite, &byte, 1)
     }
@@ -132,10 +132,10 @@ final class Inotify: Sendable {
 #endif
 
 /// Why a watch cannot go on.
-struct WatchError: Error, CustomStringConvertible {
-    let description: String
+package struct WatchError: Error, CustomStringConvertible {
+    package let description: String
 
-    init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }
