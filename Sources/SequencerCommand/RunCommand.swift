@@ -18,6 +18,19 @@ struct RunCommand: AsyncParsableCommand {
             success is skipped as up to date, and an interrupted run can be finished with \
             `sequencer resume`. Ctrl-C (or SIGTERM) stops the run: running commands get SIGTERM, \
             and SIGKILL after the grace period; a second Ctrl-C kills them at once.
+
+            With --dry-run, nothing runs and nothing is written (the journal is only read): each \
+            job is listed, in run order, as up to date or as would run with the reason \
+            --explain gives; a job whose needed job would remake its outputs would run too.
+
+            With --watch, the run is followed by a wait: when an input of a job changes (a \
+            file, a file a glob matches, or a header its depfile named), the run still going \
+            is stopped (as by Ctrl-C) and, once changes have been quiet for --debounce, the \
+            jobs whose inputs changed and the jobs that depend on them run again, with the \
+            jobs the last run did not finish. Editing the workflow file reloads it and runs it all \
+            (with the usual up-to-date checks). Changes to the jobs' declared outputs and \
+            under .sequencer/ are ignored, and so is a write that leaves a file as it was. \
+            Ctrl-C ends the watch (exit status 130).
             """
     )
 
@@ -32,8 +45,51 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var journal: JournalOptions
     @OptionGroup var queue: QueueOptions
 
+    @Flag(name: [.customShort("n"), .customLong("dry-run")],
+          help: "Print what would run and why (or that it is up to date), running nothing and writing nothing.")
+    var dryRun = false
+
+    @Flag(help: "After the run, wait; when an input changes, run again what it affects. Ctrl-C ends it.")
+    var watch = false
+
+    @Option(help: ArgumentHelp(
+        "With --watch, how long changes must be quiet before a run starts (default: $SEQUENCER_DEBOUNCE, or 100ms).",
+        valueName: "duration"))
+    var debounce: String?
+
+    func validate() throws {
+        if dryRun, watch { throw ValidationError("--dry-run and --watch cannot be used together") }
+        if dryRun, queue.location != nil { throw ValidationError("--dry-run cannot be used with --queue (or SEQUENCER_QUEUE)") }
+        if watch, queue.location != nil { throw ValidationError("--watch cannot be used with --queue (or SEQUENCER_QUEUE)") }
+        if debounce != nil, !watch { throw ValidationError("--debounce needs --watch") }
+        if watch { _ = try quiet }
+    }
+
+    /// How long changes must be quiet before a watch run: `--debounce`, else `SEQUENCER_DEBOUNCE`, else 100 ms.
+    var quiet: Duration {
+        get throws {
+            if let debounce { return try duration(debounce, option: "--debounce") }
+            guard let text = ProcessInfo.processInfo.environment["SEQUENCER_DEBOUNCE"] else { return .milliseconds(100) }
+            return try duration(text, option: "SEQUENCER_DEBOUNCE")
+        }
+    }
+
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        if dryRun {
+            // Parsed, not read from a compiled copy: a dry run writes none.
+            let loaded = try expandOrExit(try loadOrExit(file.file))
+            try DryRunSession(file: try selectOrExit(loaded, only: only), options: execution, journal: journal).run(whole: loaded)
+            return
+        }
+        if watch {
+            #if canImport(Glibc)
+            try await WatchSession(path: file.file, only: only, options: execution, journalOptions: journal, quiet: try quiet).run()
+            #else
+            printError("error: --watch needs Linux (inotify)")
+            throw ExitCode(ExitStatus.invalid)
+            #endif
+        }
         if let location = queue.location, let run = queue.attach {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             throw ExitCode(try await session.follow(QueueRunID(run)))

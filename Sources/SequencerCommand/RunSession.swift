@@ -24,15 +24,32 @@ struct RunSession {
     /// The key of a workflow file in the journal: its absolute path.
     static func key(of file: WorkflowFile) -> String { absolutePath(file.path) }
 
+    /// Only these jobs run; the others are skipped as up to date (nil: every job may run).
+    /// A watch sets it to the jobs a change affects and the jobs that depend on them.
+    var only: Set<String>?
+
+    /// Runs the jobs, stopping them on SIGINT or SIGTERM; throws the exit status unless it is 0.
     func run() async throws {
+        let runner = ProcessRunner(terminationGrace: try duration(options.gracePeriod, option: "--grace-period"))
+        let control = RunControl(runner: runner)
+        let interrupts = Interrupts(first: { control.stop(interrupted: true) }, again: { runner.signalAll(SIGKILL) })
+        let report = try await run(control: control, stopSignals: { interrupts.stop() })
+        if control.interrupted { throw ExitCode(ExitStatus.interrupted) }
+        if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// Runs the jobs with `control`'s runner, until they end or `control` stops them.
+    /// - Parameter stopSignals: called when the run has ended, before its summary.
+    /// - Returns: the run's report.
+    func run(control: RunControl, stopSignals: () -> Void = {}) async throws -> RunReport {
         defer {
             recorder?.close()
             deleteOldRuns()
         }
         let outputDirectory = try makeOutputDirectory()
         defer { rmdir(outputDirectory) }  // when every job printed nothing: it is empty
+        let runner = control.runner
         let grace = try duration(options.gracePeriod, option: "--grace-period")
-        let runner = ProcessRunner(terminationGrace: grace)
         let progressDescriptor = options.json ? STDERR_FILENO : STDOUT_FILENO
         let console = Console(descriptor: progressDescriptor, isLive: Console.isTerminal(progressDescriptor))
         let progress = Progress(
@@ -70,14 +87,7 @@ struct RunSession {
             "keepGoing": "\(options.keepGoing)", "run": "\(recorder.map { "\($0.runID)" } ?? "not journaled")",
         ])
         // Signals are handled from before the first process starts, so none can be orphaned.
-        let started = Locked<Run?>(nil)
-        let interrupts = Interrupts(
-            first: {
-                guard let run = started.withLock({ $0 }) else { return }
-                console.line("interrupted: stopping \(run.snapshot.running.count) running job(s); interrupt again to kill them")
-                run.cancel()
-            },
-            again: { runner.signalAll(SIGKILL) })
+        control.console = console
         let run: Run
         do {
             run = try shell.workflow.start(runOptions)
@@ -88,14 +98,13 @@ struct RunSession {
             printError("\(file.path): error: \(error)")
             throw ExitCode(ExitStatus.invalid)
         }
-        started.withLock { $0 = run }
-        if interrupts.happened { run.cancel() }
+        control.started(run)
         if let recorder {
             console.line("sequencer: \(recorder.isResuming ? "resuming" : "run") #\(recorder.runID) of \(file.path)")
         }
         await progress.follow(events, shell: shell)
         let report = await run.report()
-        interrupts.stop()
+        stopSignals()
         log.debug("finished", metadata: [
             "status": "\(report.status)", "duration": "\(report.duration)", "globWalks": "\(expansions.walks)",
         ])
@@ -103,20 +112,25 @@ struct RunSession {
             printError("warning: the run could not be recorded in full: \(error)")
         }
 
-        let summary = RunSummary(report: report, shell: shell, interrupted: interrupts.happened)
+        let summary = RunSummary(report: report, shell: shell, interrupted: control.interrupted)
         summary.print(to: console)
         if let trace = options.trace { try writeTrace(to: trace, report: report, shell: shell) }
         if options.json {
             let document = ReportDocument(
-                file: shell.file, report: report, attempts: shell.log.all, interrupted: interrupts.happened)
+                file: shell.file, report: report, attempts: shell.log.all, interrupted: control.interrupted)
             write(document.json() + "\n", to: STDOUT_FILENO)
         }
-        if interrupts.happened { throw ExitCode(ExitStatus.interrupted) }
-        if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
+        return report
     }
 
     /// The up-to-date checks, when the run is journaled and some job has outputs.
-    private func upToDate(console: Console) throws -> UpToDate? {
+    private func upToDate(console: Console) throws -> (any UpToDateCheck)? {
+        let check = try journalChecks(console: console)
+        guard let only else { return check }
+        return SelectedJobs(only: only, check: check)
+    }
+
+    private func journalChecks(console: Console) throws -> UpToDate? {
         guard let recorder else { return nil }
         let journal = recorder.journal
         guard file.jobs.contains(where: { !$0.outputs.isEmpty }) || options.explain else { return nil }

@@ -56,6 +56,13 @@ public final class SQLiteJournal: Sendable {
         }
     }
 
+    /// A journal over a database opened by the caller, as it is: no check, no migration.
+    init(path: String, database: DatabaseQueue) {
+        self.path = path
+        self.database = database
+        lock = JournalLock(path: path + ".lock")
+    }
+
     /// The journal's file, as SequencerSQLite opens it: refused when it is not a journal or is
     /// newer, migrated when it is older.
     static func file() -> VersionedFile {

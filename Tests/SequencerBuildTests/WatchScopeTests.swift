@@ -1,0 +1,75 @@
+import SequencerBuild
+import SequencerJournal
+import SequencerWorkflowFile
+import Testing
+
+/// What a changed path means to a watch, and what runs after it.
+@Suite struct WatchScopeTests {
+    private let yaml = """
+        jobs:
+          compile:
+            run: cc -c src/main.c -o main.o
+            inputs: [src/main.c]
+            outputs: [main.o]
+          headers:
+            run: ./gen.sh
+            inputs: ["include/**/*.h"]
+            outputs: [include/generated.h]
+          link:
+            needs: [compile, headers]
+            run: cc main.o -o app
+            outputs: [app]
+          test:
+            needs: [link]
+            run: ./app
+          docs:
+            run: make-docs
+            inputs: ["docs/*.md"]
+            cwd: site
+        """
+
+    private func scope(stored: [String: JournalFingerprint] = [:]) throws -> WatchScope {
+        WatchScope(file: try WorkflowFile.parse(yaml, path: "/p/sequencer.yml"), stored: stored)
+    }
+
+    @Test(arguments: [
+        ("/p/sequencer.yml", WatchScope.Change.workflow),
+        ("/p/src/main.c", .jobs(["compile"])),
+        ("/p/include/a.h", .jobs(["headers"])),
+        ("/p/include/deep/b.h", .jobs(["headers"])),
+        ("/p/include/.hidden.h", .ignored),
+        ("/p/include/generated.h", .ignored),  // an output, though the glob matches it
+        ("/p/site/docs/index.md", .jobs(["docs"])),
+        ("/p/docs/index.md", .ignored),
+        ("/p/main.o", .ignored),
+        ("/p/.sequencer/journal.sqlite", .ignored),
+        ("/p/src/other.c", .ignored),
+    ])
+    func aPathMeans(_ path: String, _ change: WatchScope.Change) throws {
+        #expect(try scope().change(at: path) == change)
+    }
+
+    @Test func aHeaderADepfileNamedAffectsItsJob() throws {
+        let stored = ["compile": JournalFingerprint(
+            fingerprint: "f", parts: ["dep:/usr/include/stdio.h": "h1", "dep:src/util.h": "h2", "command": "c"], outputs: [:], runID: 1)]
+        let scope = try scope(stored: stored)
+        #expect(scope.change(at: "/usr/include/stdio.h") == .jobs(["compile"]))
+        #expect(scope.change(at: "/p/src/util.h") == .jobs(["compile"]))
+        #expect(scope.directories().contains("/usr/include"))
+    }
+
+    @Test func theSelectionIsTheJobsAffectedOrOwedAndEveryJobThatNeedsThem() throws {
+        let scope = try scope()
+        #expect(scope.selection(affected: ["compile"], owed: []) == ["compile", "link", "test"])
+        #expect(scope.selection(affected: ["docs"], owed: []) == ["docs"])
+        #expect(scope.selection(affected: ["docs"], owed: ["headers"]) == ["docs", "headers", "link", "test"])
+        #expect(scope.selection(affected: [], owed: []) == [])
+    }
+
+    @Test func aGlobDeeperThanItsRootWatchesNewDirectoriesUnderIt() throws {
+        let scope = try scope()
+        #expect(scope.watchesNew("/p/include/new"))
+        #expect(!scope.watchesNew("/p/src/new"))
+        #expect(!scope.watchesNew("/p/include/.git"))
+    }
+}

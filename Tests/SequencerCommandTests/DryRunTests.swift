@@ -1,0 +1,153 @@
+import Foundation
+import SequencerTestSupport
+import Testing
+
+/// `sequencer run --dry-run`: each job as would run (with `--explain`'s reason) or up to date,
+/// in run order, with nothing run and nothing written.
+@Suite(.timeLimit(.minutes(2)))
+struct DryRunTests {
+    private static let workflow = """
+        jobs:
+          gen:
+            run: echo g >> ran.log; cat src.txt > gen.txt
+            inputs: [src.txt]
+            outputs: [gen.txt]
+          use:
+            needs: [gen]
+            run: echo u >> ran.log; cat gen.txt > out/use.txt
+            outputs: [out/use.txt]
+          other:
+            run: echo o >> ran.log; cat other.txt > other.out
+            inputs: [other.txt]
+            outputs: [other.out]
+          stamp: echo s >> ran.log
+        """
+
+    private func project() throws -> CLI {
+        let cli = try CLI()
+        try cli.write("src.txt", "one\n")
+        try cli.write("other.txt", "other\n")
+        try cli.write("sequencer.yml", Self.workflow)
+        return cli
+    }
+
+    @Test func withoutAJournalEveryJobWouldRunAndNothingIsWritten() async throws {
+        let cli = try project()
+        defer { cli.remove() }
+        let before = try tree(cli.directory)
+        let result = try await cli.run(["run", "-n"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout == """
+            would run  gen: no earlier success is recorded
+            would run  use: no earlier success is recorded
+            would run  other: no earlier success is recorded
+            would run  stamp: it declares no outputs, so it always runs
+            sequencer: 4 of 4 jobs would run
+
+            """, "\(result.output)")
+        #expect(try tree(cli.directory) == before)
+        #expect(!FileManager.default.fileExists(atPath: cli.path(".sequencer")))
+    }
+
+    @Test func afterARunItSaysWhatChangedAndTouchesNeitherTheJournalNorTheOutputs() async throws {
+        let cli = try project()
+        defer { cli.remove() }
+        #expect(try await cli.run(["run"]).status == 0)
+        try cli.write("src.txt", "two\n")
+        let before = try tree(cli.directory)
+        let result = try await cli.run(["run", "--dry-run"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout == """
+            would run  gen: input src.txt changed
+            would run  use: needed job 'gen' changed
+            up to date other
+            would run  stamp: it declares no outputs, so it always runs
+            sequencer: 3 of 4 jobs would run
+
+            """, "\(result.output)")
+        #expect(try tree(cli.directory) == before, "the dry run changed files")
+        #expect(cli.lines("ran.log") == 4)
+
+        // The real run does what the dry run said.
+        let real = try await cli.run(["run", "--explain"])
+        #expect(real.explanations.sorted() == [
+            "explain: gen runs: input src.txt changed", "explain: stamp runs: it declares no outputs, so it always runs",
+            "explain: use runs: needed job 'gen' changed",
+        ], "\(real.output)")
+    }
+
+    @Test func aJobWhoseNeedWouldRemakeItsOutputsWouldRun() async throws {
+        let cli = try project()
+        defer { cli.remove() }
+        #expect(try await cli.run(["run"]).status == 0)
+        try FileManager.default.removeItem(atPath: cli.path("gen.txt"))
+        let result = try await cli.run(["run", "sequencer.yml", "-n", "use"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout == """
+            would run  gen: output gen.txt is missing
+            would run  use: needed job 'gen' would run
+            sequencer: 2 of 2 jobs would run
+
+            """, "\(result.output)")
+    }
+
+    @Test func forceAndJSON() async throws {
+        let cli = try project()
+        defer { cli.remove() }
+        #expect(try await cli.run(["run"]).status == 0)
+        let result = try await cli.run(["run", "sequencer.yml", "-n", "--force", "--json", "other"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stderr.isEmpty, "\(result.output)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let jobs = try #require(document["jobs"] as? [[String: String]])
+        #expect(jobs == [["name": "other", "action": "run", "reason": "--force"]])
+        #expect(document["totals"] as? [String: Int] == ["jobs": 1, "run": 1, "skip": 0])
+
+        let skipped = try await cli.run(["run", "-n", "--json", "sequencer.yml", "other"])
+        let skippedJobs = try #require(
+            (try JSONSerialization.jsonObject(with: Data(skipped.stdout.utf8)) as? [String: Any])?["jobs"] as? [[String: String]])
+        #expect(skippedJobs == [["name": "other", "action": "skip", "reason": "up to date"]])
+    }
+
+    @Test func withoutTheJournalEveryJobWouldRun() async throws {
+        let cli = try project()
+        defer { cli.remove() }
+        #expect(try await cli.run(["run"]).status == 0)
+        let result = try await cli.run(["run", "-n", "--no-journal"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("would run  other: --no-journal: nothing is up to date"), "\(result.output)")
+        #expect(result.stdout.hasSuffix("sequencer: 4 of 4 jobs would run\n"), "\(result.output)")
+    }
+
+    @Test(arguments: [["--watch"], ["--queue", "queue.sqlite"]])
+    func itCannotBeCombinedWith(_ options: [String]) async throws {
+        let cli = try project()
+        defer { cli.remove() }
+        let result = try await cli.run(["run", "-n"] + options)
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.stderr.contains("--dry-run"), "\(result.output)")
+        #expect(cli.lines("ran.log") == 0)
+    }
+
+    @Test func anInvalidFileExitsWith2() async throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.write("sequencer.yml", "jobs:\n  a:\n    neds: [b]\n    run: true\n")
+        let result = try await cli.run(["run", "-n"])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.stderr.contains("unknown key 'neds'"), "\(result.output)")
+    }
+}
+
+/// Every file and directory under `root`, by relative path, with each file's bytes (a
+/// directory's are empty).
+func tree(_ root: URL) throws -> [String: Data] {
+    var entries: [String: Data] = [:]
+    let files = FileManager.default
+    guard let walker = files.enumerator(atPath: root.path) else { return [:] }
+    while let relative = walker.nextObject() as? String {
+        let isDirectory = walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory
+        entries[relative] = isDirectory ? Data() : try Data(contentsOf: root.appendingPathComponent(relative))
+    }
+    return entries
+}
