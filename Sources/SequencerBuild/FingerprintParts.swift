@@ -46,8 +46,10 @@ public struct FingerprintParts: Sendable, Equatable {
 
     /// The positions in ``entries`` of the parts sorted by key, each key once (its last value).
     private var order: [Int] {
-        // By key, then by position, so that of a key set twice the later value comes last.
         var order = Array(entries.indices)
+        // Parts set in key order, each key once (as `UpToDate` sets them), need no sort.
+        if entries.indices.dropFirst().allSatisfy({ entries[$0 - 1].key < entries[$0].key }) { return order }
+        // By key, then by position, so that of a key set twice the later value comes last.
         order.sort { a, b in entries[a].key != entries[b].key ? entries[a].key < entries[b].key : a < b }
         var kept = 0
         for (index, position) in order.enumerated() {

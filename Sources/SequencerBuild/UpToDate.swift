@@ -73,6 +73,8 @@ public final class UpToDate: UpToDateCheck {
     public func isUpToDate(_ job: WorkflowFile.Job) -> Bool {
         let parts = self.parts(of: job) { _, need in
             computed.withLock { $0[need]?.fingerprint } ?? stored[need]?.fingerprint
+        } inputHash: { path in
+            hasher.hash(path) ?? "missing"
         }
         let fingerprint = parts.fingerprint
         computed.withLock { $0[job.name] = (fingerprint, parts) }
@@ -117,6 +119,9 @@ public final class UpToDate: UpToDateCheck {
         names.reserveCapacity(jobs.count)
         var fingerprints = [String?](repeating: nil, count: jobs.count)
         var text: [UInt8] = []
+        // Each input file's hash, by path: nothing runs during the pass, so a file that many
+        // jobs read (a header every job's glob matches) is looked at once, as in ninja's stat cache.
+        var inputHashes: [String: String] = [:]
         for position in graph.needsFirst {
             let job = jobs[position]
             guard !job.outputEntries.isEmpty, let last = stored[job.name] else { return nil }
@@ -124,6 +129,11 @@ public final class UpToDate: UpToDateCheck {
             let fingerprint = parts(of: job) { index, name in
                 // Every need precedes the job, so its fingerprint (equal to its last success's) is known.
                 index < needs.count ? fingerprints[needs[needs.startIndex + index]] : stored[name]?.fingerprint
+            } inputHash: { path in
+                if let hash = inputHashes[path] { return hash }
+                let hash = hasher.hash(path) ?? "missing"
+                inputHashes[path] = hash
+                return hash
             }.fingerprint(scratch: &text)
             guard fingerprint == last.fingerprint, !outputs.failed else { return nil }
             fingerprints[position] = fingerprint
@@ -183,15 +193,20 @@ public final class UpToDate: UpToDateCheck {
 
     /// The parts of `job`'s fingerprint.
     ///
-    /// - Parameter needFingerprint: The fingerprint of a needed job, by its index in the job's
-    ///   `needs` and its name; nil when unknown.
-    private func parts(of job: WorkflowFile.Job, needFingerprint: (Int, String) -> String?) -> FingerprintParts {
+    /// - Parameters:
+    ///   - needFingerprint: The fingerprint of a needed job, by its index in the job's `needs`
+    ///     and its name; nil when unknown.
+    ///   - inputHash: The hash of an input file (its absolute or resolved path), `missing` when
+    ///     there is none (``FileHasher/hash(_:)``'s, or one remembered from it).
+    private func parts(
+        of job: WorkflowFile.Job, needFingerprint: (Int, String) -> String?, inputHash: (String) -> String
+    ) -> FingerprintParts {
         var parts = FingerprintParts()
         // Parts get a quick hash, to tell which changed; the fingerprint over them is SHA-256.
+        // Set in key order (command, cwd, env, input:, need:, outputs), which spares a sort.
         parts["command"] = FileHasher.quickDigest(of: job.run)
-        parts["env"] = job.environment.isEmpty ? baseEnvironmentDigest : Self.digest(environment: base.merging(job.environment) { $1 })
         parts["cwd"] = job.workingDirectory.map { FileHasher.quickDigest(of: $0) } ?? noDirectoryDigest
-        parts["outputs"] = Self.outputsDigest(of: job)
+        parts["env"] = job.environment.isEmpty ? baseEnvironmentDigest : Self.digest(environment: base.merging(job.environment) { $1 })
         if !job.inputEntries.isEmpty {
             let directory = file.directory(of: job)
             for entry in job.inputEntries {
@@ -199,13 +214,15 @@ public final class UpToDate: UpToDateCheck {
                 let paths = expansions.expand(pattern, in: directory)
                 if paths.isEmpty, FilePattern.isGlob(pattern) { parts["input:" + pattern] = "no files" }
                 for path in paths {
-                    parts["input:" + path] = hasher.hash(resolve(path, in: directory)) ?? "missing"
+                    let resolved = resolve(path, in: directory)
+                    parts["input:" + path] = inputHash(resolved)
                 }
             }
         }
         for (index, need) in job.needs.enumerated() {
             parts["need:" + need.name] = needFingerprint(index, need.name) ?? "unknown"
         }
+        parts["outputs"] = Self.outputsDigest(of: job)
         return parts
     }
 

@@ -34,6 +34,18 @@ import Testing
         for key in Self.keys { #expect(parts[key] == dictionary[key]) }
     }
 
+    @Test func partsSetInKeyOrderGiveTheSameFingerprint() {
+        let dictionary = Dictionary(uniqueKeysWithValues: Self.keys.enumerated().map { ($1, "\($0)") })
+        var inOrder = FingerprintParts()
+        for key in Self.keys.sorted() { inOrder[key] = dictionary[key] }
+        #expect(inOrder.fingerprint == Self.dictionaryFingerprint(dictionary))
+        var reversed = FingerprintParts()
+        for key in Self.keys.sorted().reversed() { reversed[key] = dictionary[key] }
+        #expect(reversed.fingerprint == inOrder.fingerprint)
+        inOrder["outputs"] = "changed"  // out of order now
+        #expect(inOrder.fingerprint == Self.dictionaryFingerprint(dictionary.merging(["outputs": "changed"]) { $1 }))
+    }
+
     @Test func removingAPartRemovesEveryValueOfIt() {
         var parts = FingerprintParts()
         parts["command"] = "1"
