@@ -128,7 +128,6 @@ struct RunSession {
     private func skipIfAllUpToDate(console: Console) throws -> Bool {
         guard let recorder, !recorder.isResuming, !options.force, !options.json, options.trace == nil,
               file.jobs.allSatisfy({ !$0.outputEntries.isEmpty }) else { return false }
-        let checkStart = recorder.elapsed
         // The fingerprints read while the file loaded (without their parts) are enough to tell.
         let prefetched = self.prefetched.flatMap { $0.journal === recorder.journal ? $0 : nil }
         let check: UpToDate
@@ -143,8 +142,10 @@ struct RunSession {
         }
         ProcessLifetime.keep(check)
         guard let upToDate = check.allUpToDate() else { return false }
+        // Each job "ran" when the pass ended, taking no time (as up-to-date jobs take next to
+        // none): the pass's whole length on every job would read as each job's in `show`.
         let checkEnd = recorder.elapsed
-        // In the order the run would have added them; each job's time is the pass's.
+        // In the order the run would have added them.
         let jobs = upToDate.map { JobID($0) }
         console.line("sequencer: run #\(recorder.runID) of \(file.path)")
         if options.verbose {
@@ -157,7 +158,7 @@ struct RunSession {
         let duration = recorder.elapsed
         do {
             try recorder.recordUpToDateRun(
-                jobs: jobs, checked: [(start: Duration, end: Duration)](repeating: (checkStart, checkEnd), count: jobs.count),
+                jobs: jobs, checked: [(start: Duration, end: Duration)](repeating: (checkEnd, checkEnd), count: jobs.count),
                 duration: duration)
         } catch {
             printError("warning: the run could not be recorded in full: \(error)")

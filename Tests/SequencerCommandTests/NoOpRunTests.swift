@@ -52,6 +52,7 @@ struct NoOpRunTests {
         #expect(jobs.map { $0["name"] as? String } == ["gen", "use"])
         #expect(jobs.map { $0["status"] as? String } == ["upToDate", "upToDate"])
         #expect(jobs.map { $0["attempts"] as? Int } == [1, 1])
+        #expect(jobs.map { $0["duration"] as? Double } == [0, 0], "no job took the pass's time")
         let text = try await cli.run(["show", "2"])
         #expect(text.stdout.contains("run #2 of \(cli.path("sequencer.yml")): succeeded, 2 jobs"), "\(text.stdout)")
         #expect(text.stdout.split(separator: "\n").filter { $0.contains("up to date") }.count == 2, "\(text.stdout)")
