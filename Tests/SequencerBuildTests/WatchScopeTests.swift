@@ -94,6 +94,19 @@ import Testing
         #expect(scope.directories().contains(directory.file("src")))
     }
 
+    @Test func theDirectoriesAreEachInputsAndEveryOneUnderADeepGlobsRoot() throws {
+        let directory = try TemporaryDirectory(prefix: "sequencer-scope")
+        let root = directory.url.path
+        for path in ["src", "include/a/b", "include/.git/objects", "docs"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + path, withIntermediateDirectories: true)
+        }
+        let file = try WorkflowFile.parse(yaml, path: root + "/sequencer.yml")
+        let scope = WatchScope(file: file, stored: [:])
+        // site/docs does not exist: its nearest parent, the file's directory, is watched.
+        #expect(scope.directories() == [root, root + "/src", root + "/include", root + "/include/a", root + "/include/a/b"])
+        #expect(scope.directories(walking: false) == [root, root + "/src", root + "/include"])
+    }
+
     @Test func aGlobDeeperThanItsRootWatchesNewDirectoriesUnderIt() throws {
         let scope = try scope()
         #expect(scope.watchesNew("/p/include/new"))

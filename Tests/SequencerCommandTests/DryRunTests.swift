@@ -91,6 +91,30 @@ struct DryRunTests {
             """, "\(result.output)")
     }
 
+    /// A needed job without outputs runs every time but changes no fingerprint: the real run
+    /// skips the job that needs it as up to date, and so does the dry run.
+    @Test func aNeededJobWithoutOutputsMakesNothingRun() async throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.write("sequencer.yml", """
+            jobs:
+              prepare: echo p >> ran.log
+              build:
+                needs: [prepare]
+                run: echo b >> ran.log; echo built > out.txt
+                outputs: [out.txt]
+            """)
+        #expect(try await cli.run(["run"]).status == 0)
+        let dry = try await cli.run(["run", "-n"])
+        #expect(dry.stdout == """
+            would run  prepare: it declares no outputs, so it always runs
+            up to date build
+            sequencer: 1 of 2 jobs would run
+
+            """, "\(dry.output)")
+        #expect(try await cli.run(["run"]).counts == "1 up to date, 1 succeeded")
+    }
+
     @Test func forceAndJSON() async throws {
         let cli = try project()
         defer { cli.remove() }

@@ -115,13 +115,15 @@ package struct WatchScope: Sendable {
     /// (and, for a glob that matches deeper, every directory under it but hidden ones), and
     /// the workflow file's directory. A directory that does not exist yet is replaced by its
     /// nearest existing parent, so that its creation is seen.
-    package func directories() -> Set<String> {
+    /// - Parameter walking: whether to walk the deep globs' roots; once they are watched, new
+    ///   directories under them are watched as they are made, without walking again.
+    package func directories(walking: Bool = true) -> Set<String> {
         var directories: Set<String> = Set(workflowPaths.map(Self.parent(of:)))
         for path in literal.keys { directories.insert(Self.existing(Self.parent(of: path))) }
         for glob in globs + listings {
             let root = Self.existing(glob.root)
             directories.insert(root)
-            guard glob.recursive, root == glob.root else { continue }
+            guard walking, glob.recursive, root == glob.root else { continue }
             directories.formUnion(Self.subdirectories(of: root))
         }
         return directories

@@ -137,7 +137,7 @@ final class WatchDriver {
         } else {
             owed.formUnion(jobs)
         }
-        rescope(loaded.selected)
+        rescope(loaded.selected, walking: false)
     }
 
     /// The paths among `events` that matter and whose content changed. A new directory under
@@ -165,18 +165,19 @@ final class WatchDriver {
                         }
                     }
                 }
-                for directory in scope.directories() { watch(directory) }
+                for directory in scope.directories(walking: false) { watch(directory) }  // a literal input's
             }
             if scope.change(at: event.path) != .ignored, contents.changed(event.path) { changed.append(event.path) }
         }
         return changed
     }
 
-    /// A new scope for `file`, with the dependencies the journal holds now, and its directories watched.
-    private func rescope(_ file: WorkflowFile) {
+    /// A new scope for `file`, with the dependencies the journal holds now, and its directories
+    /// watched; `walking` the deep globs' roots (for a new or changed file).
+    private func rescope(_ file: WorkflowFile, walking: Bool = true) {
         let stored = (try? journal?.fingerprints(workflow: RunSession.key(of: file))) ?? [:]
         scope = WatchScope(file: file, stored: stored)
-        for directory in scope.directories() { watch(directory) }
+        for directory in scope.directories(walking: walking) { watch(directory) }
     }
 
     private func watch(_ directory: String) {
@@ -214,14 +215,14 @@ final class WatchDriver {
 }
 
 /// The content of each file last seen changing (a SHA-256; nil for no file), so that a write
-/// that leaves a file as it was is no change.
+/// that leaves a file as it was is no change. Read every time, not cached by size and
+/// modification time: two writes within one tick of the file system's clock leave the same.
 private struct Contents {
     private var hashes: [String: String?] = [:]
-    private let hasher = FileHasher()
 
     /// Whether the file at `path` differs from when this was last asked; remembers it as it is.
     mutating func changed(_ path: String) -> Bool {
-        let hash = hasher.hash(path)
+        let hash = FileManager.default.contents(atPath: path).map { FileHasher.digest(of: $0) }
         if let known = hashes[path], known == hash { return false }
         hashes[path] = hash
         return true
