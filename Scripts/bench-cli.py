@@ -6,6 +6,7 @@ and `sequencer check` on it.
     python3 Scripts/bench-cli.py                 # 10,000 jobs, -j2, best of 3
     python3 Scripts/bench-cli.py --jobs 1000 --rounds 1 --json
     python3 Scripts/bench-cli.py --jobs 47 --glob-only   # the no-op run with glob inputs only
+    python3 Scripts/bench-cli.py --real ../zstd          # a real C project: see Scripts/bench_real.py
 
 The graph is the one of ../shared/DESIGN.md ("Performance"): job i needs up to three random
 earlier jobs, drawn with a 64-bit LCG from seed 42. Each job is `touch out/N`. Every tool starts
@@ -156,6 +157,8 @@ def main():
     parser.add_argument("--sequencer", default=None, help="the sequencer binary (default: build it, release)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--glob-only", action="store_true", help="only the no-op run of the glob variant")
+    parser.add_argument("--real", metavar="ZSTD", help="build this zstd checkout with each tool instead (Scripts/bench_real.py)")
+    parser.add_argument("--build-dir", help="with --real: where the build descriptions and outputs go (default: a new /tmp directory)")
     args = parser.parse_args()
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -165,6 +168,12 @@ def main():
                        stdout=subprocess.DEVNULL)
         binary = os.path.join(root, ".build", "release", "sequencer")
     binary = os.path.abspath(binary)
+    if args.real:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        sys.dont_write_bytecode = True  # no __pycache__ in Scripts/
+        import bench_real
+        bench_real.run_real(args.real, binary, args.parallel, args.rounds, args.json, args.build_dir)
+        return
     have_ninja = ensure_ninja()
     needs = random_dag(args.jobs)
     glob = glob_noop(binary, needs, args.parallel, args.rounds, have_ninja)
