@@ -45,6 +45,26 @@ public enum Depfile {
         return inputs
     }
 
+    /// `path` with its `.` components and each `name/..` left out, as written otherwise
+    /// (relative stays relative; `..` that climbs above the start is kept). Lexical, as ninja's
+    /// canonical paths are: `lib/x/../common/a.h` is `lib/common/a.h`.
+    public static func normalized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." {
+                parts.removeLast()
+            } else if part == "..", absolute {
+                continue  // nothing above /
+            } else {
+                parts.append(part)
+            }
+        }
+        let joined = parts.joined(separator: "/")
+        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
+    }
+
     /// A line with its continuations joined, and how many line breaks were joined.
     private struct Line {
         var scalars: [Unicode.Scalar]

@@ -233,7 +233,9 @@ public final class UpToDate: UpToDateCheck {
         }
         parts["depfile"] = "read"
         let declared = Set(job.inputs)
-        for input in inputs where !declared.contains(input) {
+        // Compilers write `lib/x/../common/a.h`: one spelling per file, as ninja keeps.
+        var seen: Set<String> = []
+        for input in inputs.map(Depfile.normalized) where !declared.contains(input) && seen.insert(input).inserted {
             guard let hash = hasher.hash(resolve(input, in: directory)) else {
                 warning("its depfile \(depfile.path) names \(input), which does not exist")
                 parts["dep:" + input] = "missing after its last success"

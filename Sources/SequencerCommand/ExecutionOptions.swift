@@ -4,7 +4,7 @@ import Sequencer
 
 /// How jobs run: the options `run` and `resume` share.
 struct ExecutionOptions: ParsableArguments {
-    @Option(name: [.short, .long], help: "The most jobs running at once; the default is the number of cores.")
+    @Option(name: [.customShort("j", allowingJoined: true), .long], help: "The most jobs running at once (-j 4 or -j4); the default is the number of cores.")
     var jobs: Int = RunOptions.activeProcessorCount
 
     @Flag(name: [.short, .long], help: "Keep starting jobs that do not depend on a failed one.")

@@ -29,7 +29,7 @@ struct WorkerCommand: AsyncParsableCommand {
         "A workflow file whose jobs this worker runs; repeat it for more (default: sequencer.yml).", valueName: "file"))
     var files: [String] = []
 
-    @Option(name: [.short, .long], help: "The most jobs running at once; the default is the number of cores.")
+    @Option(name: [.customShort("j", allowingJoined: true), .long], help: "The most jobs running at once (-j 4 or -j4); the default is the number of cores.")
     var jobs: Int = RunOptions.activeProcessorCount
 
     @Option(help: ArgumentHelp(

@@ -24,6 +24,20 @@ import SequencerBuild
     }
 
     @Test(arguments: [
+        ("lib/x/../common/a.h", "lib/common/a.h"),
+        ("lib/dict/../compress/../common/a.h", "lib/common/a.h"),
+        ("./a.h", "a.h"),
+        ("../include/a.h", "../include/a.h"),
+        ("a/../../b.h", "../b.h"),
+        ("/usr/include/../include/stdio.h", "/usr/include/stdio.h"),
+        ("/../a.h", "/a.h"),
+        ("a//b.h", "a/b.h"),
+    ])
+    func pathsAreNormalized(_ path: String, _ expected: String) {
+        #expect(Depfile.normalized(path) == expected)
+    }
+
+    @Test(arguments: [
         ("a.o: a.c\nstray words here\n", 2),
         ("a.o: a.c \\\n  b.h\nno colon\n", 3),
         (": a.c\n", 1),

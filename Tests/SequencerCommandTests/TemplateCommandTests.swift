@@ -43,7 +43,7 @@ struct TemplateCommandTests {
         let graph = try await cli.run(["graph", "--format", "dot"])
         #expect(graph.stdout.contains("\"compile-main\" -> \"link\"") && graph.stdout.contains("\"compile-util\" -> \"link\""))
 
-        let first = try await cli.run(["run", "-j", "2"])
+        let first = try await cli.run(["run", "-j2"])  // joined, as make and ninja take it
         #expect(first.status == 0, "\(first.output)")
         #expect(first.stderr.contains("warning: template 'doc-${stem}' makes no jobs"))
         // A header edit reruns the one file that includes it, and the link.

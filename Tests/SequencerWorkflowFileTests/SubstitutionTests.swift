@@ -48,12 +48,13 @@ import Testing
     }
 
     @Test(arguments: [
-        ("src/lib/zstd.c", ["item": "src/lib/zstd.c", "file": "zstd.c", "stem": "zstd", "dir": "src/lib", "ext": "c"]),
-        ("main.c", ["item": "main.c", "file": "main.c", "stem": "main", "dir": ".", "ext": "c"]),
-        ("a/archive.tar.gz", ["item": "a/archive.tar.gz", "file": "archive.tar.gz", "stem": "archive.tar", "dir": "a", "ext": "gz"]),
-        ("conf/.profile", ["item": "conf/.profile", "file": ".profile", "stem": ".profile", "dir": "conf", "ext": ""]),
-        ("release", ["item": "release", "file": "release", "stem": "release", "dir": ".", "ext": ""]),
-        ("/a.c", ["item": "/a.c", "file": "a.c", "stem": "a", "dir": "/", "ext": "c"]),
+        ("src/lib/zstd.c", ["item": "src/lib/zstd.c", "file": "zstd.c", "stem": "zstd", "dir": "src/lib", "ext": "c", "id": "src-lib-zstd"]),
+        ("main.c", ["item": "main.c", "file": "main.c", "stem": "main", "dir": ".", "ext": "c", "id": "main"]),
+        ("a/archive.tar.gz", ["item": "a/archive.tar.gz", "file": "archive.tar.gz", "stem": "archive.tar", "dir": "a", "ext": "gz", "id": "a-archive.tar"]),
+        ("conf/.profile", ["item": "conf/.profile", "file": ".profile", "stem": ".profile", "dir": "conf", "ext": "", "id": "conf-.profile"]),
+        ("release", ["item": "release", "file": "release", "stem": "release", "dir": ".", "ext": "", "id": "release"]),
+        ("/a.c", ["item": "/a.c", "file": "a.c", "stem": "a", "dir": "/", "ext": "c", "id": "a"]),
+        ("../zstd/lib/./x.c", ["item": "../zstd/lib/./x.c", "file": "x.c", "stem": "x", "dir": "../zstd/lib/.", "ext": "c", "id": "zstd-lib-x"]),
     ])
     func templateValues(_ item: String, _ expected: [String: String]) {
         #expect(WorkflowFile.templateValues(of: item) == expected)

@@ -151,7 +151,7 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
                 run: echo
             """) == [
             "5:3 duplicate job 'compile-util'",
-            "6:3 job 'fixed' has 'for' but its name uses none of its items; name it like 'fixed-${stem}' or 'fixed-${item}', so that each item makes a job of its own",
+            "6:3 job 'fixed' has 'for' but its name uses none of its items; name it like 'fixed-${stem}' or 'fixed-${id}', so that each item makes a job of its own",
             "9:3 job 'bad-${item}' (named 'bad-x/y.c'): a job name cannot be empty or contain '/', '#' or spaces (in template 'bad-${item}', for item 'x/y.c')",
         ])
         #expect(errors("""
@@ -163,8 +163,26 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
                 for: [a.c, b.c]
                 run: echo
             """) == [
-            "5:3 template 'test-${ext}' makes two jobs named 'test-c', for item 'a.c' and for item 'b.c'; use a substitution that tells them apart (such as ${item} or ${dir})",
+            "5:3 template 'test-${ext}' makes two jobs named 'test-c', for item 'a.c' and for item 'b.c'; use a substitution that tells them apart, such as ${id} (the path without its extension, '/' as '-')",
         ])
+    }
+
+    /// `${id}` tells apart files of one stem in two directories; each file is its job's input
+    /// without `inputs` naming it.
+    @Test func idsTellDirectoriesApartAndEachFileIsAnInput() throws {
+        try directory.write("lib/main.c", "")
+        let file = try parse("""
+            jobs:
+              compile-${id}:
+                for: { files: ["src/main.c", "lib/*.c"] }
+                run: cc -c ${item}
+                inputs: [include/common.h]
+                outputs: ["out/${id}.o"]
+            """)
+        #expect(file.jobs.map(\.name) == ["compile-src-main", "compile-lib-main", "compile-lib-util"])
+        #expect(file.jobs[1].inputs == ["lib/main.c", "include/common.h"])
+        #expect(file.jobs[1].inputEntries[0].location == SourceLocation(line: 3, column: 10))
+        #expect(file.jobs[1].outputs == ["out/lib-main.o"])
     }
 
     @Test func anEmptyTemplateAndItsFamilyAreWarnings() throws {

@@ -1,5 +1,5 @@
 /// `${name}` in the strings of a workflow file: a variable of the file's `vars`, or one of a
-/// template's substitutions (`${item}`, `${file}`, `${stem}`, `${dir}`, `${ext}`).
+/// template's substitutions (`${item}`, `${file}`, `${stem}`, `${dir}`, `${ext}`, `${id}`).
 ///
 /// ```swift
 /// let substitution = Substitution(values: ["cflags": "-O2", "stem": "main"])
@@ -30,7 +30,7 @@ struct Substitution {
     }
 
     /// The names a template defines for each of its items.
-    static let templateNames = ["item", "file", "stem", "dir", "ext"]
+    static let templateNames = ["item", "file", "stem", "dir", "ext", "id"]
 
     /// The values of the names, by name.
     var values: [String: String]

@@ -12,7 +12,7 @@ extension WorkflowFile {
             if let origin = job.origin, let firstOrigin = first.origin, origin.template == firstOrigin.template,
                job.location == first.location, job.definedIn == first.definedIn {
                 reader.error("template '\(origin.template)' makes two jobs named '\(job.name)', for item '\(firstOrigin.item)' "
-                             + "and for item '\(origin.item)'; use a substitution that tells them apart (such as ${item} or ${dir})",
+                             + "and for item '\(origin.item)'; use a substitution that tells them apart, such as ${id} (the path without its extension, '/' as '-')",
                              at: job.location, in: job.definedIn)
             } else {
                 reader.error("duplicate job '\(job.name)'" + (job.origin.map { " (\($0))" } ?? ""),

@@ -122,7 +122,7 @@ extension WorkflowFile {
             }
             guard entry.key.contains("${") else {
                 reader.error("job '\(entry.key)' has 'for' but its name uses none of its items; name it like "
-                             + "'\(entry.key)-${stem}' or '\(entry.key)-${item}', so that each item makes a job of its own",
+                             + "'\(entry.key)-${stem}' or '\(entry.key)-${id}', so that each item makes a job of its own",
                              at: entry.keyLocation)
                 return
             }
@@ -147,6 +147,10 @@ extension WorkflowFile {
                 var job = WorkflowFile.decodeJob(entry, substitution: substitution, definedIn: definedIn, reader: &reader)
                 reader.context = nil
                 job.origin = origin
+                // A template's file is read by its job, as a pattern rule's source is.
+                if template.listing != nil, !job.inputs.contains(item) {
+                    job.inputEntries.insert(PathEntry(path: item, location: template.location), at: 0)
+                }
                 if !template.items.isEmpty { file.jobs.append(job) }
             }
         }

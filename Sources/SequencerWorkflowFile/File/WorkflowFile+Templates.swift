@@ -6,7 +6,7 @@ import Yams
 /// ```yaml
 /// jobs:
 ///   compile-${stem}:
-///     for: { files: "src/*.c", exclude: "src/test_*.c" }
+///     for: { files: "src/*.c", exclude: "src/test_*.c" }   # each file is an input of its job
 ///     run: cc -c ${item} -o build/${stem}.o
 ///     outputs: [build/${stem}.o]
 ///   test-${item}:
@@ -28,9 +28,12 @@ extension WorkflowFile {
 
     /// The names a template's item defines: `${item}` (as written, or the file's path),
     /// `${file}` (its last component), `${stem}` (that without its extension), `${dir}` (the
-    /// directory, `.` for none) and `${ext}` (the extension, without its dot).
+    /// directory, `.` for none), `${ext}` (the extension, without its dot), and `${id}` (the
+    /// path without its extension, `/` written `-`, leading `/`, `.` and `..` left out: a
+    /// job name that tells `src/util.c` and `lib/util.c` apart).
     ///
-    /// `src/lib/zstd.c` gives `zstd.c`, `zstd`, `src/lib` and `c`; `.profile` has no extension.
+    /// `src/lib/zstd.c` gives `zstd.c`, `zstd`, `src/lib`, `c` and `src-lib-zstd`; `.profile`
+    /// has no extension.
     static func templateValues(of item: String) -> [String: String] {
         let slash = item.lastIndex(of: "/")
         let file = slash.map { String(item[item.index(after: $0)...]) } ?? item
@@ -40,7 +43,9 @@ extension WorkflowFile {
             stem = String(file[..<dot])
             ext = String(file[file.index(after: dot)...])
         }
-        return ["item": item, "file": file, "stem": stem, "dir": directory.isEmpty ? "/" : directory, "ext": ext]
+        let path = (slash.map { String(item[..<$0]) + "/" } ?? "") + stem
+        let id = path.split(separator: "/").filter { $0 != "." && $0 != ".." }.joined(separator: "-")
+        return ["item": item, "file": file, "stem": stem, "dir": directory.isEmpty ? "/" : directory, "ext": ext, "id": id]
     }
 
     /// The template a job's `for` describes; nil (with errors) when it is malformed.
