@@ -6,8 +6,10 @@ public import SequencerWorkflowFile
 /// large file need not parse its YAML again.
 ///
 /// The copy is `.sequencer/compiled/NAME.bin` beside the file (NAME from the file's absolute
-/// path): the SHA-256 of the file's bytes, then ``WorkflowFile/compiled()``. It is used only
-/// when the hash matches the file as it is now; otherwise, or when it is damaged or of another
+/// path): the SHA-256 of the file's bytes, the SHA-256 over the files it includes, then
+/// ``WorkflowFile/compiled()``. It is used only when both hashes match the files as they are
+/// now and the files its templates range over are the same
+/// (``WorkflowFile/listingsAreCurrent()``); otherwise, or when it is damaged or of another
 /// format, the file is parsed (with every error reported as usual) and the copy rewritten.
 ///
 /// ```swift
@@ -38,13 +40,25 @@ public enum CompiledWorkflowCache {
         }
         let hash = Array(FileHasher.digest(of: data).utf8)
         let copy = copyPath(for: path)
-        if let cached = FileManager.default.contents(atPath: copy), cached.count > hash.count,
+        let header = hash.count * 2
+        if let cached = FileManager.default.contents(atPath: copy), cached.count > header,
            Array(cached.prefix(hash.count)) == hash,
-           let file = WorkflowFile(compiled: Array(cached.dropFirst(hash.count)), path: path) {
+           let file = WorkflowFile(compiled: Array(cached.dropFirst(header)), path: path),
+           Array(cached.dropFirst(hash.count).prefix(hash.count)) == includesHash(of: file),
+           file.listingsAreCurrent() {
             return Loaded(file: file, fromCopy: true, saveError: nil)
         }
         let file = try WorkflowFile.parse(text, path: path)
-        return Loaded(file: file, fromCopy: false, saveError: save(Data(hash + file.compiled()), to: copy))
+        return Loaded(file: file, fromCopy: false, saveError: save(Data(hash + includesHash(of: file) + file.compiled()), to: copy))
+    }
+
+    /// The SHA-256 over the files `file` includes, as they are now (a file that cannot be
+    /// read counts as empty: the copy is then not used, as its hash was taken when it could).
+    private static func includesHash(of file: WorkflowFile) -> [UInt8] {
+        let hashes = file.includes.map { path in
+            path + "\0" + (FileManager.default.contents(atPath: path).map(FileHasher.digest(of:)) ?? "unreadable")
+        }
+        return Array(FileHasher.digest(of: Data(hashes.joined(separator: "\n").utf8)).utf8)
     }
 
     /// Where the compiled copy of the workflow file at `path` is kept.

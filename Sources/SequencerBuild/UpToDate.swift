@@ -8,8 +8,9 @@ public import SequencerWorkflowFile
 ///
 /// A fingerprint is a hash over the job's parts: its command, its environment (the file's and
 /// the job's `env`), its working directory, its declared outputs, the content hash of each
-/// input file (patterns expanded when the job starts, after its needs ran), and the
-/// fingerprints of the jobs it needs. It is computed as the job is about to start, and
+/// input file (patterns expanded when the job starts, after its needs ran), the fingerprints
+/// of the jobs it needs, and, for a job with a `depfile`, the content hash of each file its
+/// depfile named after its last success. It is computed as the job is about to start, and
 /// recorded when it succeeds.
 ///
 /// Each distinct glob is walked once while no job has run: a job that ran may have written
@@ -30,6 +31,8 @@ public final class UpToDate: UpToDateCheck {
     private let force: Bool
     /// Called with a job's name and why it runs, for `--explain`.
     private let explain: (@Sendable (String, String) -> Void)?
+    /// Called with a problem of a depfile: missing, malformed, or naming a file that is not there.
+    private let warn: (@Sendable (Diagnostic) -> Void)?
     /// The fingerprints computed in this run, by job.
     private let computed = Locked<[String: (fingerprint: String, parts: [String: String])]>([:])
     private let base: [String: String]
@@ -48,9 +51,12 @@ public final class UpToDate: UpToDateCheck {
     ///     recorder, or a durable queue's.
     ///   - force: Whether every job runs, up to date or not (their fingerprints are still recorded).
     ///   - explain: Called with a job's name and why it runs, for `--explain`.
+    ///   - warn: Called with each problem of a depfile read after a success (a warning: the
+    ///     job then runs every time until its depfile can be read).
     public init(
         file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions,
-        recorder: any FingerprintRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?
+        recorder: any FingerprintRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?,
+        warn: (@Sendable (Diagnostic) -> Void)? = nil
     ) {
         self.file = file
         self.stored = stored
@@ -59,6 +65,7 @@ public final class UpToDate: UpToDateCheck {
         self.recorder = recorder
         self.force = force
         self.explain = explain
+        self.warn = warn
         base = file.environment
         baseEnvironmentDigest = Self.digest(environment: file.environment)
     }
@@ -106,16 +113,67 @@ public final class UpToDate: UpToDateCheck {
         return true
     }
 
-    /// Records the fingerprint of `job`, whose command just succeeded, with its outputs' stamps.
+    /// Records the fingerprint of `job`, whose command just succeeded, with its outputs' stamps
+    /// and, when it has a depfile, the files the depfile names (see ``withDepfile(of:parts:)``).
     public func succeeded(_ job: WorkflowFile.Job) {
         expansions.filesChanged()
-        guard let (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
+        guard var (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
+        if job.depfile != nil {
+            parts = withDepfile(of: job, parts: parts)
+            fingerprint = Self.fingerprint(of: parts)
+            // The jobs that need this one start after this and must see what is recorded.
+            computed.withLock { $0[job.name] = (fingerprint, parts) }
+        }
         // The outputs as this success left them: kept with the fingerprint, not part of it.
         var outputs: [String: String] = [:]
         let directory = file.directory(of: job)
         for output in job.outputs { outputs[output] = FileHasher.describeStamp(of: resolve(output, in: directory)) }
         if let last = stored[job.name], last.fingerprint == fingerprint, last.outputs == outputs { return }
         recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts, outputs: outputs)
+    }
+
+    /// `parts` with the files `job`'s depfile names as it is now (`dep:PATH`, each with its
+    /// content's hash) in place of those of its last success, the way ninja's `deps = gcc`
+    /// keeps them: the next run hashes these files again, so a header edit reruns exactly the
+    /// jobs that include it. A depfile that cannot be read, or that names a file that is not
+    /// there, is warned about and leaves a part that no later run matches: the job runs every
+    /// time until it is fixed.
+    private func withDepfile(of job: WorkflowFile.Job, parts: [String: String]) -> [String: String] {
+        guard let depfile = job.depfile else { return parts }
+        var parts = parts.filter { !$0.key.hasPrefix("dep:") }
+        let directory = file.directory(of: job)
+        func warning(_ message: String) {
+            warn?(Diagnostic(file: job.definedIn, location: depfile.location, severity: .warning,
+                             message: "job '\(job.name)': \(message); it will run every time until this is mended"))
+        }
+        let inputs: [String]
+        do throws(Depfile.Malformed) {
+            guard let data = FileManager.default.contents(atPath: resolve(depfile.path, in: directory)) else {
+                throw Depfile.Malformed(line: 0, message: "it was not written (check the command's -MF or -MD)")
+            }
+            inputs = try Depfile.inputs(in: String(decoding: data, as: UTF8.self))
+        } catch {
+            let place = error.line > 0 ? ", \(error)" : ": \(error.message)"
+            warning("its depfile \(depfile.path) cannot be read\(place)")
+            parts["depfile"] = "unreadable"
+            return parts
+        }
+        parts["depfile"] = "read"
+        let declared = Set(job.inputs)
+        for input in inputs where !declared.contains(input) {
+            guard let hash = hasher.hash(resolve(input, in: directory)) else {
+                warning("its depfile \(depfile.path) names \(input), which does not exist")
+                parts["dep:" + input] = "missing after its last success"
+                continue
+            }
+            parts["dep:" + input] = hash
+        }
+        return parts
+    }
+
+    /// The fingerprint over parts.
+    private static func fingerprint(of parts: [String: String]) -> String {
+        FileHasher.digest(of: parts.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
     }
 
     /// The job's fingerprint and the parts it is made of.
@@ -138,8 +196,14 @@ public final class UpToDate: UpToDateCheck {
             parts["need:" + need.name] = computed.withLock { $0[need.name]?.fingerprint }
                 ?? stored[need.name]?.fingerprint ?? "unknown"
         }
-        let fingerprint = FileHasher.digest(of: parts.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
-        return (fingerprint, parts)
+        if job.depfile != nil {
+            // The files the depfile named at the last success, as they are now.
+            parts["depfile"] = "read"
+            for key in stored[job.name]?.parts.keys ?? [:].keys where key.hasPrefix("dep:") {
+                parts[key] = hasher.hash(resolve(String(key.dropFirst(4)), in: directory)) ?? "missing"
+            }
+        }
+        return (Self.fingerprint(of: parts), parts)
     }
 
     /// What differs between two fingerprints' parts, for people.
@@ -152,6 +216,10 @@ public final class UpToDate: UpToDateCheck {
             case ("input", _, nil): changes.append("input \(name) is gone")
             case ("input", _, "missing"?): changes.append("input \(name) is missing")
             case ("input", _, _): changes.append("input \(name) changed")
+            case ("dep", _, nil): continue  // its depfile's list changed, for a reason told by another part
+            case ("dep", _, "missing"?): changes.append("input \(name) (from its depfile) is missing")
+            case ("dep", _, _): changes.append("input \(name) (from its depfile) changed")
+            case ("depfile", _, _): changes.append("its depfile could not be read after its last success")
             case ("need", _, _): changes.append("needed job '\(name)' changed")
             case ("env", _, _): changes.append("its environment changed")
             case ("cwd", _, _): changes.append("its working directory changed")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SequencerBuild
 import SequencerJournal
 import SequencerWorkflowFile
 
@@ -8,9 +9,9 @@ struct CheckCommand: AsyncParsableCommand {
         abstract: "Check a workflow file without running it.",
         discussion: """
             Every problem is printed as FILE:LINE:COLUMN: error: MESSAGE, in file order. Exits 2 if \
-            there are any. Inputs that do not exist and that no job writes, and globs that match \
-            nothing, are warnings (FILE:LINE:COLUMN: warning: MESSAGE), which do not change the \
-            exit status.
+            there are any. Inputs that do not exist and that no job writes, globs that match \
+            nothing, and templates that make no jobs are warnings (FILE:LINE:COLUMN: warning: \
+            MESSAGE), which do not change the exit status.
             """
     )
 
@@ -18,7 +19,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         let workflow = try expandOrExit(try loadOrExit(file.file))
-        let warnings = InputCheck(file: workflow, expansions: PatternExpansions())
+        let warnings = workflow.warnings + InputCheck(file: workflow, expansions: PatternExpansions())
             .diagnostics(for: workflow.jobs, missing: .warning)
         for warning in warnings { printError(warning.description) }
         let lanes = workflow.lanes.isEmpty ? "" : ", \(workflow.lanes.count) lane\(workflow.lanes.count == 1 ? "" : "s")"

@@ -82,7 +82,7 @@ struct CleanPlan {
                 if path == workflowPath || directory == path || directory.hasPrefix(path == "/" ? "/" : path + "/") {
                     let what = path == workflowPath ? "the workflow file" : "the workflow file's directory or holds it"
                     printError(Diagnostic(
-                        file: file.path, location: job.location,
+                        file: job.definedIn, location: job.location,
                         message: "job '\(job.name)' has output '\(declared)', which is \(what): clean deletes nothing"
                     ).description)
                     refused = true

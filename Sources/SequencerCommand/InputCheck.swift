@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerBuild
 import SequencerJournal
 import SequencerWorkflowFile
 
@@ -36,7 +37,7 @@ struct InputCheck {
                     globMatches[key] = matches
                     if !matches {
                         diagnostics.append(Diagnostic(
-                            file: file.path, location: input.location, severity: .warning,
+                            file: job.definedIn, location: input.location, severity: .warning,
                             message: "job '\(job.name)' has input '\(input.path)', which matches no file and no output of any job"))
                     }
                     continue
@@ -44,7 +45,7 @@ struct InputCheck {
                 let path = WorkflowFile.normalized(input.path, in: absoluteDirectory)
                 if !outputSet.contains(path) && !FileManager.default.fileExists(atPath: path) {
                     diagnostics.append(Diagnostic(
-                        file: file.path, location: input.location, severity: missing,
+                        file: job.definedIn, location: input.location, severity: missing,
                         message: "job '\(job.name)' has input '\(input.path)', which does not exist and is not an output of any job"))
                 }
             }
@@ -58,7 +59,7 @@ extension RunSession {
     /// when a literal input is missing (nothing runs), and the run goes on after warnings.
     /// - Parameter whole: the file before jobs were selected: any job's outputs count.
     func checkInputs(in whole: WorkflowFile) throws {
-        let diagnostics = InputCheck(file: whole, expansions: expansions).diagnostics(for: file.jobs, missing: .error)
+        let diagnostics = whole.warnings + InputCheck(file: whole, expansions: expansions).diagnostics(for: file.jobs, missing: .error)
         for diagnostic in diagnostics { printError(diagnostic.description) }
         let errors = diagnostics.filter { $0.severity == .error }.count
         guard errors == 0 else {

@@ -37,7 +37,8 @@ struct QueueUpToDate {
         self.workflow = workflow
         self.recorded = recorded
         check = UpToDate(
-            file: file, stored: stored, hasher: FileHasher(), expansions: PatternExpansions(), recorder: recorded, force: force, explain: nil)
+            file: file, stored: stored, hasher: FileHasher(), expansions: PatternExpansions(), recorder: recorded, force: force,
+            explain: nil, warn: { printError($0.description) })
     }
 
     /// Keeps the fingerprint of the job, which just succeeded, in the queue.

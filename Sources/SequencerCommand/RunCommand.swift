@@ -37,7 +37,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var file: FileArgument
 
     @Argument(help: ArgumentHelp(
-        "Run only these jobs (or the jobs whose outputs these are), and the jobs they need (default: every job).",
+        "Run only these jobs (or the jobs whose outputs these are, or the jobs a pattern such as 'compile-*' matches), and the jobs they need (default: every job).",
         valueName: "job"))
     var only: [String] = []
 

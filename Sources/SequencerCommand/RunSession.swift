@@ -143,7 +143,7 @@ struct RunSession {
             }
             return UpToDate(
                 file: file, stored: stored, hasher: hasher, expansions: expansions, recorder: recorder,
-                force: options.force, explain: explain)
+                force: options.force, explain: explain, warn: { printError($0.description) })
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalid)

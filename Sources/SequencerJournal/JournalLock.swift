@@ -7,13 +7,24 @@ internal import Sequencer
 
 /// One writer at a time: an exclusive `flock` on a file beside the journal, holding the
 /// writer's process ID. The kernel drops the lock when its process dies, even by `kill -9`.
+///
+/// The lock file stays open once opened, and letting go is `LOCK_UN`, not `close`: a process
+/// forked at that moment (a command's supervisor, before its first system calls close what it
+/// inherited) holds a copy of the descriptor, and a `close` here would leave the lock held by
+/// that copy until the child closes it; an unlock lets it go whoever holds copies.
 final class JournalLock: Sendable {
     let path: String
-    /// The locked file, and the number of the holder that took it (0: none).
+    /// The lock file (-1 until first opened), whether it is locked, and the number of the
+    /// holder that locked it (0: none).
     private let state = Locked<(descriptor: Int32, holder: UInt64, next: UInt64)>((-1, 0, 1))
 
     init(path: String) {
         self.path = path
+    }
+
+    deinit {
+        let descriptor = state.withLock { $0.descriptor }
+        if descriptor >= 0 { close(descriptor) }
     }
 
     /// Takes the lock, or throws ``JournalError/Code/busy`` naming the process that holds it.
@@ -21,32 +32,37 @@ final class JournalLock: Sendable {
     @discardableResult
     func acquire(journal: String) throws -> UInt64 {
         try state.withLock { state in
-            guard state.descriptor < 0 else {
+            guard state.holder == 0 else {
                 throw JournalError(code: .busy, path: journal, message: "this journal is already recording a run")
             }
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                throw JournalError(code: .unreadable, path: journal, message: "cannot open its lock file \(path): \(String(cString: strerror(errno)))")
+            if state.descriptor < 0 {
+                let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                guard fd >= 0 else {
+                    throw JournalError(code: .unreadable, path: journal, message: "cannot open its lock file \(path): \(String(cString: strerror(errno)))")
+                }
+                state.descriptor = fd
             }
+            let fd = state.descriptor
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 let holder = Self.readHolder(fd)
-                close(fd)
                 let who = holder.map { "process \($0)" } ?? "another process"
                 throw JournalError(code: .busy, path: journal, message: "\(who) is recording a run in this journal")
             }
             let pid = "\(getpid())\n"
             _ = ftruncate(fd, 0)
             _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
-            state.descriptor = fd
             state.holder = state.next
             state.next += 1
             return state.holder
         }
     }
 
+    /// The lock file's descriptor (-1 until the lock is first taken), for tests.
+    var descriptor: Int32 { state.withLock { $0.descriptor } }
+
     /// Whether another process holds the lock now.
     func isHeldElsewhere() -> Bool {
-        if state.withLock({ $0.descriptor >= 0 }) { return false }
+        if state.withLock({ $0.holder != 0 }) { return false }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -59,9 +75,8 @@ final class JournalLock: Sendable {
     /// followed by another, does not take it from the next).
     func release(_ holder: UInt64) {
         state.withLock { state in
-            guard state.descriptor >= 0, state.holder == holder else { return }
-            close(state.descriptor)  // drops the flock
-            state.descriptor = -1
+            guard state.descriptor >= 0, state.holder != 0, state.holder == holder else { return }
+            _ = flock(state.descriptor, LOCK_UN)
             state.holder = 0
         }
     }

@@ -34,6 +34,32 @@ import Testing
         #expect(try CompiledWorkflowCache.load(path: path).fromCopy)
     }
 
+    /// A copy stands for the files the workflow includes and the files its templates range
+    /// over as they were: a change to either is read again.
+    @Test func anEditedIncludeOrANewSourceFileIsParsedAgain() throws {
+        let directory = try TemporaryDirectory(prefix: "sequencer-cache")
+        try directory.write("common.yml", "jobs:\n  prepare: echo\n")
+        try directory.write("src/a.c", "")
+        let path = try directory.write("sequencer.yml", """
+            include: [common.yml]
+            jobs:
+              compile-${stem}:
+                for: { files: "src/*.c" }
+                run: cc -c ${item}
+            """)
+        #expect(try !CompiledWorkflowCache.load(path: path).fromCopy)
+        #expect(try CompiledWorkflowCache.load(path: path).fromCopy)
+        try directory.write("src/b.c", "")
+        let grown = try CompiledWorkflowCache.load(path: path)
+        #expect(!grown.fromCopy && grown.file.jobs.map(\.name) == ["prepare", "compile-a", "compile-b"])
+        #expect(try CompiledWorkflowCache.load(path: path).fromCopy)
+        try directory.write("common.yml", "jobs:\n  prepare: echo again\n")
+        let edited = try CompiledWorkflowCache.load(path: path)
+        #expect(!edited.fromCopy && edited.file.jobs.first?.run == "echo again")
+        try FileManager.default.removeItem(atPath: directory.file("common.yml"))
+        #expect(throws: WorkflowFileError.self) { try CompiledWorkflowCache.load(path: path) }
+    }
+
     @Test(arguments: ["garbage", "short"])
     func aDamagedCopyIsIgnoredAndRewritten(damage: String) throws {
         let directory = try TemporaryDirectory(prefix: "sequencer-cache")

@@ -20,19 +20,27 @@ import Testing
             journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
         }
 
+        /// The warnings of the passes so far, as `LINE:COLUMN: MESSAGE`.
+        let warnings = Locked<[String]>([])
+
         /// The jobs that ran in one pass over `yaml`, with why each ran.
-        func pass(_ yaml: String, force: Bool = false) async throws -> [String: String] {
+        /// - Parameter running: what each job that runs does besides writing its outputs.
+        func pass(
+            _ yaml: String, force: Bool = false, running: @escaping @Sendable (WorkflowFile.Job) throws -> Void = { _ in }
+        ) async throws -> [String: String] {
             let file = try WorkflowFile.parse(yaml, path: directory.file("sequencer.yml"))
             let stored = try journal.fingerprints(workflow: "w")
             let recorder = try journal.beginRun(workflow: "w")
             let reasons = Locked<[String: String]>([:])
             let check = UpToDate(
                 file: file, stored: stored, hasher: FileHasher(), expansions: PatternExpansions(), recorder: recorder,
-                force: force, explain: { job, reason in reasons.withLock { $0[job] = reason } })
+                force: force, explain: { job, reason in reasons.withLock { $0[job] = reason } },
+                warn: { [warnings] in let text = "\($0.location): \($0.message)"; warnings.withLock { $0.append(text) } })
             var workflow = Workflow()
             try workflow.add("pass") { [directory] _ in
                 for job in file.jobs where !check.isUpToDate(job) {
                     for output in job.outputs { try directory.write(output, "made by \(job.name)\n") }
+                    try running(job)
                     check.succeeded(job)
                 }
             }

@@ -81,6 +81,32 @@ import Testing
         #expect(scope.directories(walking: false) == [root, root + "/src", root + "/include"])
     }
 
+    /// An included file is the workflow; so is a file coming or going where a template ranges
+    /// over files (its job comes or goes), but not an edit of a file it already has.
+    @Test func includesAndTemplateFilesAreTheWorkflow() throws {
+        let directory = try TemporaryDirectory(prefix: "sequencer-watch-scope")
+        try directory.write("common.yml", "vars:\n  cc: cc\n")
+        try directory.write("src/a.c", "")
+        try directory.write("src/gone.c", "")
+        let path = try directory.write("sequencer.yml", """
+            include: [common.yml]
+            jobs:
+              compile-${stem}:
+                for: { files: "src/*.c" }
+                run: ${cc} -c ${item}
+                inputs: ["${item}"]
+            """)
+        let scope = WatchScope(file: try WorkflowFile.load(path: path), stored: [:])
+        try FileManager.default.removeItem(atPath: directory.file("src/gone.c"))
+        try directory.write("src/new.c", "")
+        #expect(scope.change(at: directory.file("common.yml")) == .workflow)
+        #expect(scope.change(at: directory.file("src/new.c")) == .workflow)
+        #expect(scope.change(at: directory.file("src/gone.c")) == .workflow)
+        #expect(scope.change(at: directory.file("src/a.c")) == .jobs(["compile-a"]))
+        #expect(scope.change(at: directory.file("src/a.h")) == .ignored)
+        #expect(scope.directories().contains(directory.file("src")))
+    }
+
     @Test func aGlobDeeperThanItsRootWatchesNewDirectoriesUnderIt() throws {
         let scope = try scope()
         #expect(scope.watchesNew("/p/include/new"))

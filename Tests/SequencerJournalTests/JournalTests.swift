@@ -134,6 +134,24 @@ struct Flaky: Error {}
         try other.beginRun(workflow: "w").close()
     }
 
+    /// A process forked while the lock is held (a command's supervisor, before its first
+    /// system calls close what it inherited) holds a copy of the lock's descriptor: letting go
+    /// must not wait for it. A `dup` shares the descriptor's lock as a fork's copy does.
+    @Test func theLockGoesWhileACopyOfItsDescriptorLives() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("journal.sqlite")
+        let journal = try SQLiteJournal(path: path)
+        let recorder = try journal.beginRun(workflow: "w")
+        let copy = dup(journal.lock.descriptor)
+        try #require(copy >= 0)
+        defer { close(copy) }
+        recorder.close()
+        let other = try SQLiteJournal(path: path)
+        #expect(!other.isRecordingElsewhere)
+        try other.beginRun(workflow: "w").close()
+        try journal.beginRun(workflow: "w").close()
+    }
+
     @Test func anEndedRecorderLetGoOfTheLockAndCannotTakeItFromTheNext() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("journal.sqlite")

@@ -9,6 +9,9 @@ enum FuzzMutator {
         "\t", " ", "\n", "\r", "\r\n", ": ", "- ", "---", "...", "&a ", "*a", "!!str ", "<<: ", "\\",
         "\u{85}", "\u{2028}", "\u{FEFF}", "é", "e\u{301}", "\u{1F469}\u{200D}\u{1F4BB}", "\u{0}", "\u{1}",
         "~", "null", "0", "-1", "1.5.2s", "10 s", "\u{E000}", "\u{F8FF}",
+        // Templates, vars, includes and depfiles.
+        "${", "${item}", "${stem}", "${nope}", "$${", "$", "for: ", "files: ", "include: ", "vars: ", "depfile: ",
+        "*-*", "src/*.c", "fuzz.yml",
     ].map { Array($0.utf8) }
 
     /// One to four random edits of `input`.

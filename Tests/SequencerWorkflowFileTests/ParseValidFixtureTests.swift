@@ -49,8 +49,29 @@ import Testing
         #expect(Fixtures.names(in: "valid") == [
             "01-minimal.yml", "02-design-example.yml", "03-every-key.yml", "04-flow-style.yml",
             "05-anchors-and-aliases.yml", "06-names-comments-block-scalars.yml", "07-bom-and-crlf.yml",
-            "08-durations-and-priorities.yml",
+            "08-durations-and-priorities.yml", "09-templates-vars-includes.yml",
         ])
+    }
+
+    @Test func templatesVarsAndIncludes() throws {
+        let file = try load("09-templates-vars-includes.yml")
+        #expect(file.lanes.map(\.name) == ["cpu"])
+        #expect(file.includes == [Fixtures.path("valid", "includes/common.yml")])
+        check(file, jobs: [
+            ExpectedJob(name: "prepare", run: "mkdir -p build"),
+            ExpectedJob(name: "check-01-minimal", run: "yamllint 01-minimal.yml > build/01-minimal.lint", needs: ["prepare"],
+                        lane: "cpu", inputs: ["01-minimal.yml"], outputs: ["build/01-minimal.lint"]),
+            ExpectedJob(name: "check-03-every-key", run: "yamllint 03-every-key.yml > build/03-every-key.lint",
+                        needs: ["prepare"], lane: "cpu", inputs: ["03-every-key.yml"], outputs: ["build/03-every-key.lint"]),
+            ExpectedJob(name: "mode-debug", run: "echo debug -O2 -Wall $HOME ${HOME}"),
+            ExpectedJob(name: "mode-release", run: "echo release -O2 -Wall $HOME ${HOME}"),
+            ExpectedJob(name: "report", run: "cat build/*.lint",
+                        needs: ["check-01-minimal", "check-03-every-key", "mode-debug", "mode-release"]),
+        ])
+        #expect(file.jobs[1].depfile?.path == "build/01-minimal.d")
+        #expect(file.jobs[0].definedIn == Fixtures.path("valid", "includes/common.yml"))
+        #expect(file.jobs[1].definedIn == file.path)
+        #expect(file.warnings.isEmpty)
     }
 
     @Test func minimal() throws {

@@ -31,6 +31,9 @@ import SequencerWorkflowFile
         (["/work/demo/programs/../lib/libzstd.a"], ["compile", "link"]),
         (["zstd.o"], ["zstd.o"]),                       // a job's name wins over an output
         (["obj/zstd.o", "zstd.o"], ["compile", "zstd.o"]),
+        (["comp*"], ["compile"]),                       // a pattern: the jobs it matches
+        (["*.o"], ["zstd.o"]),
+        (["obj/*.o"], ["compile"]),                     // an output first (as written)
     ])
     func aNameSelectsTheJobOrTheJobsMakingIt(names: [String], jobs: [String]) throws {
         #expect(try Self.selected(names) == jobs)

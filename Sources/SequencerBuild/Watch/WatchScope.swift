@@ -5,7 +5,8 @@ package import SequencerWorkflowFile
 /// What `sequencer run --watch` listens to for a workflow file, and which jobs a changed path
 /// affects: a job's literal inputs, the files its glob inputs match (new ones too), and the
 /// paths its last success recorded as `dep:PATH` fingerprint parts (headers named by a
-/// depfile); and the workflow file itself.
+/// depfile); the workflow file itself and the files it includes; and a file coming or going
+/// where a template ranges over files (a job comes or goes).
 ///
 /// A job's declared outputs, and everything under `.sequencer/` beside the file, never count:
 /// runs write them.
@@ -40,6 +41,12 @@ package struct WatchScope: Sendable {
     package let file: WorkflowFile
     /// The workflow file, absolute.
     package let workflowPath: String
+    /// The workflow file and the files it includes, absolute.
+    private var workflowPaths: Set<String> = []
+    /// The patterns of the templates over files (`job` empty), and the files they matched,
+    /// absolute: a file that comes or goes makes a job come or go.
+    private var listings: [Glob] = []
+    private var listed: Set<String> = []
     private var literal: [String: Set<String>] = [:]
     private var globs: [Glob] = []
     private var outputs: Set<String> = []
@@ -55,6 +62,12 @@ package struct WatchScope: Sendable {
         let current = FileManager.default.currentDirectoryPath
         workflowPath = WorkflowFile.normalized(file.path, in: current)
         journalDirectory = WorkflowFile.normalized(file.directory, in: current) + "/.sequencer"
+        workflowPaths = Set([workflowPath] + file.includes.map { WorkflowFile.normalized($0, in: current) })
+        let fileDirectory = WorkflowFile.normalized(file.directory, in: current)
+        for listing in file.listings {
+            listed.formUnion(listing.files.map { WorkflowFile.normalized($0, in: fileDirectory) })
+            listings += listing.patterns.map { Self.glob(WorkflowFile.normalized($0, in: fileDirectory), job: "") }
+        }
         for job in file.jobs {
             let directory = file.workingDirectory(of: job)
             outputs.formUnion(file.outputPaths(of: job))
@@ -65,11 +78,7 @@ package struct WatchScope: Sendable {
                     literal[path, default: []].insert(job.name)
                     continue
                 }
-                let segments = path.split(separator: "/")
-                let fixed = segments.prefix { !FilePattern.isGlob(String($0)) }
-                globs.append(Glob(
-                    pattern: path, root: "/" + fixed.joined(separator: "/"),
-                    recursive: segments.count - fixed.count > 1, job: job.name))
+                globs.append(Self.glob(path, job: job.name))
             }
             for key in (stored[job.name]?.parts ?? [:]).keys {
                 guard let colon = key.firstIndex(of: ":") else { continue }
@@ -80,9 +89,20 @@ package struct WatchScope: Sendable {
         }
     }
 
+    private static func glob(_ pattern: String, job: String) -> Glob {
+        let segments = pattern.split(separator: "/")
+        let fixed = segments.prefix { !FilePattern.isGlob(String($0)) }
+        return Glob(pattern: pattern, root: "/" + fixed.joined(separator: "/"), recursive: segments.count - fixed.count > 1, job: job)
+    }
+
     /// What a change at `path` (absolute) means.
     package func change(at path: String) -> Change {
-        if path == workflowPath { return .workflow }
+        if workflowPaths.contains(path) { return .workflow }
+        // A file a template ranges over that came or went: the file's jobs are others.
+        if listings.contains(where: { path.hasPrefix($0.root + "/") && !FilePattern.matching($0.pattern, among: [path]).isEmpty }),
+           listed.contains(path) != FileManager.default.fileExists(atPath: path) {
+            return .workflow
+        }
         if path == journalDirectory || path.hasPrefix(journalDirectory + "/") || outputs.contains(path) { return .ignored }
         var jobs = literal[path] ?? []
         for glob in globs where path.hasPrefix(glob.root + "/") && !jobs.contains(glob.job) {
@@ -98,9 +118,9 @@ package struct WatchScope: Sendable {
     /// - Parameter walking: whether to walk the deep globs' roots; once they are watched, new
     ///   directories under them are watched as they are made, without walking again.
     package func directories(walking: Bool = true) -> Set<String> {
-        var directories: Set<String> = [Self.parent(of: workflowPath)]
+        var directories: Set<String> = Set(workflowPaths.map(Self.parent(of:)))
         for path in literal.keys { directories.insert(Self.existing(Self.parent(of: path))) }
-        for glob in globs {
+        for glob in globs + listings {
             let root = Self.existing(glob.root)
             directories.insert(root)
             guard walking, glob.recursive, root == glob.root else { continue }
@@ -127,9 +147,9 @@ package struct WatchScope: Sendable {
     /// (globs do not match in them), such as `.sequencer`.
     package func watchesNew(_ directory: String) -> Bool {
         guard !(directory as NSString).lastPathComponent.hasPrefix(".") else { return false }
-        return globs.contains { $0.recursive && directory.hasPrefix($0.root + "/") }
+        return (globs + listings).contains { $0.recursive && directory.hasPrefix($0.root + "/") }
             || literal.keys.contains { $0.hasPrefix(directory + "/") }
-            || globs.contains { $0.root == directory || $0.root.hasPrefix(directory + "/") }
+            || (globs + listings).contains { $0.root == directory || $0.root.hasPrefix(directory + "/") }
     }
 
     private static func parent(of path: String) -> String {

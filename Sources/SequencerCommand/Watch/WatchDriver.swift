@@ -97,7 +97,7 @@ final class WatchDriver {
     /// Starts a run for `paths` (none: the first run): of every job after a change to the
     /// workflow file (reloaded), else of the jobs they affect and the owed ones.
     private func start(_ paths: Set<String>) {
-        let reload = paths.isEmpty || paths.contains(scope.workflowPath)
+        let reload = paths.isEmpty || paths.contains { scope.change(at: $0) == .workflow }
         if reload, !paths.isEmpty {
             guard let next = try? session.load() else {  // its errors are printed
                 session.say("[watch] \(shown(scope.workflowPath)) has errors: fix it, the watch goes on")
@@ -198,7 +198,10 @@ final class WatchDriver {
     /// `input src/a.c changed`, `inputs src/a.c, src/b.c and 3 more changed`, `sequencer.yml changed`.
     private func describe(_ paths: Set<String>) -> String {
         let sorted = paths.sorted()
-        if sorted.contains(scope.workflowPath) { return "\(shown(scope.workflowPath)) changed" }
+        if let file = sorted.first(where: { scope.change(at: $0) == .workflow }) {
+            return FileManager.default.fileExists(atPath: file) || file == scope.workflowPath
+                ? "\(shown(file)) changed" : "\(shown(file)) is gone"
+        }
         let names = sorted.prefix(3).map(shown).joined(separator: ", ")
         let more = sorted.count > 3 ? " and \(sorted.count - 3) more" : ""
         return "input\(sorted.count == 1 ? "" : "s") \(names)\(more) changed"

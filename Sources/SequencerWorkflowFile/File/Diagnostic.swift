@@ -45,11 +45,17 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 
 /// The errors that keep a workflow file from running, in file order.
 public struct WorkflowFileError: Error, Sendable, CustomStringConvertible {
-    /// Every error found, in the order of their positions in the file.
+    /// Every error found, in the order of their positions in the files.
     public let diagnostics: [Diagnostic]
 
+    /// - Parameter diagnostics: the errors, sorted here: by file (in the order the files first
+    ///   appear), then by position.
     public init(diagnostics: [Diagnostic]) {
-        self.diagnostics = diagnostics.sorted { $0.location < $1.location }
+        var rank: [String: Int] = [:]
+        for diagnostic in diagnostics where rank[diagnostic.file] == nil { rank[diagnostic.file] = rank.count }
+        self.diagnostics = diagnostics.sorted {
+            (rank[$0.file] ?? 0, $0.location.line, $0.location.column) < (rank[$1.file] ?? 0, $1.location.line, $1.location.column)
+        }
     }
 
     /// One line per error and note.

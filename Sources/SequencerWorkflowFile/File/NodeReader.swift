@@ -31,18 +31,47 @@ struct NodeReader {
         !brokenAliases.isEmpty && brokenAliases.contains(location(of: node))
     }
 
-    mutating func error(_ message: String, at location: SourceLocation, notes: [Diagnostic] = []) {
-        let diagnostic = Diagnostic(file: file, location: location, message: message, notes: notes)
-        if reported.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
+    /// Added to the errors reported while it is set: which template item is being read.
+    /// An error that only differs in it is reported once, for the first item.
+    var context: String?
+
+    /// Reports an error, in this reader's file or in `other` (a file it includes).
+    mutating func error(_ message: String, at location: SourceLocation, notes: [Diagnostic] = [], in other: String? = nil) {
+        let key = Diagnostic(file: other ?? file, location: location, message: message, notes: notes)
+        guard reported.insert(key).inserted else { return }
+        var diagnostic = key
+        if let context { diagnostic.message += " (\(context))" }
+        diagnostics.append(diagnostic)
     }
 
-    func note(_ message: String, at location: SourceLocation) -> Diagnostic {
-        Diagnostic(file: file, location: location, severity: .note, message: message)
+    func note(_ message: String, at location: SourceLocation, in other: String? = nil) -> Diagnostic {
+        Diagnostic(file: other ?? file, location: location, severity: .note, message: message)
+    }
+
+    /// `text`, read from `node`, with its `${name}`s replaced; an unknown name is reported at
+    /// its `$` and the text returned as it is.
+    mutating func expanded(
+        _ text: String, of node: Node, _ what: String, by substitution: Substitution, as use: Substitution.Use
+    ) -> String {
+        expandedIfKnown(text, of: node, what, by: substitution, as: use) ?? text
+    }
+
+    /// `text` with its `${name}`s replaced, or nil (and an error) when one is unknown.
+    mutating func expandedIfKnown(
+        _ text: String, of node: Node, _ what: String, by substitution: Substitution, as use: Substitution.Use
+    ) -> String? {
+        do {
+            return try substitution.apply(text, in: use)
+        } catch {
+            self.error("\(what): \(error.message)", at: location(ofOffset: error.offset, in: text, of: node))
+            return nil
+        }
     }
 
     /// One entry of a mapping, with its key as text.
     struct Entry {
         var key: String
+        var keyNode: Node
         var keyLocation: SourceLocation
         var value: Node
     }
@@ -80,7 +109,7 @@ struct NodeReader {
                 continue
             }
             firstLocation[key] = firstLocation[key] ?? keyLocation
-            result.append(Entry(key: key, keyLocation: keyLocation, value: value))
+            result.append(Entry(key: key, keyNode: keyNode, keyLocation: keyLocation, value: value))
         }
         return result
     }
@@ -189,29 +218,30 @@ struct NodeReader {
     }
 
     /// A list of strings; a single string counts as a list of one.
-    mutating func strings(_ node: Node, _ what: String) -> [(String, SourceLocation)]? {
+    mutating func strings(_ node: Node, _ what: String) -> [(String, Node)]? {
         if isNull(node) || isBroken(node) { return [] }
-        if let scalar = node.scalar { return [(scalar.string, location(of: node))] }
+        if let scalar = node.scalar { return [(scalar.string, node)] }
         guard let sequence = node.sequence else {
             error("\(what) must be a list of strings, found \(describe(node))", at: location(of: node))
             return nil
         }
-        var result: [(String, SourceLocation)] = []
+        var result: [(String, Node)] = []
         for item in sequence where !isBroken(item) {
             guard let scalar = item.scalar, !isNull(item) else {
                 error("each of \(what) must be a string, found \(describe(item))", at: location(of: item))
                 continue
             }
-            result.append((scalar.string, location(of: item)))
+            result.append((scalar.string, item))
         }
         return result
     }
 
-    /// A mapping of names to scalar values, as text (numbers and booleans as written).
-    mutating func variables(_ node: Node, _ what: String) -> [String: String]? {
-        if isNull(node) { return [:] }
+    /// A mapping of names to scalar values, as text (numbers and booleans as written), in file
+    /// order, each with the node of its value.
+    mutating func variables(_ node: Node, _ what: String) -> [(name: String, value: String, node: Node)]? {
+        if isNull(node) { return [] }
         guard let entries = entries(of: node, what) else { return nil }
-        var result: [String: String] = [:]
+        var result: [(name: String, value: String, node: Node)] = []
         for entry in entries where !isBroken(entry.value) {
             guard let value = entry.value.scalar else {
                 error("\(what): '\(entry.key)' must be a string, found \(describe(entry.value))",
@@ -222,7 +252,7 @@ struct NodeReader {
                 error("\(what): '\(entry.key)' is not a valid variable name", at: entry.keyLocation)
                 continue
             }
-            result[entry.key] = isNull(entry.value) ? "" : value.string
+            result.append((entry.key, isNull(entry.value) ? "" : value.string, entry.value))
         }
         return result
     }

@@ -9,7 +9,7 @@ import Sequencer
 /// and directory are not in it: they come from where the file is now.
 extension WorkflowFile {
     /// Changes whenever the form does, so an older form is never misread.
-    static let compiledFormat: UInt32 = 2
+    static let compiledFormat: UInt32 = 3
     static let compiledMagic: UInt32 = 0x5351_4746  // "SQGF"
 
     /// The file in the compiled form.
@@ -51,6 +51,21 @@ extension WorkflowFile {
             writer.optionalLocation(job.workingDirectoryLocation)
             writer.paths(job.inputEntries)
             writer.paths(job.outputEntries)
+            writer.paths(job.depfile.map { [$0] } ?? [])
+            writer.string(job.definedIn)
+        }
+        writer.strings(includes)
+        writer.int(listings.count)
+        for listing in listings {
+            writer.strings(listing.patterns)
+            writer.strings(listing.excluded)
+            writer.strings(listing.files)
+        }
+        writer.int(warnings.count)
+        for warning in warnings {
+            writer.string(warning.file)
+            writer.location(warning.location)
+            writer.string(warning.message)
         }
         return writer.bytes
     }
@@ -79,10 +94,22 @@ extension WorkflowFile {
             guard let job = readJob(&reader) else { return nil }
             jobs.append(job)
         }
+        guard let includes = reader.strings(), let listingCount = reader.count() else { return nil }
+        var listings: [FileListing] = []
+        for _ in 0..<listingCount {
+            guard let patterns = reader.strings(), let excluded = reader.strings(), let files = reader.strings() else { return nil }
+            listings.append(FileListing(patterns: patterns, excluded: excluded, files: files))
+        }
+        guard let warningCount = reader.count() else { return nil }
+        var warnings: [Diagnostic] = []
+        for _ in 0..<warningCount {
+            guard let file = reader.string(), let location = reader.location(), let message = reader.string() else { return nil }
+            warnings.append(Diagnostic(file: file, location: location, severity: .warning, message: message))
+        }
         let directory = (path as NSString).deletingLastPathComponent
         return WorkflowFile(
             path: path, directory: directory.isEmpty ? "." : directory, version: version, lanes: lanes,
-            environment: environment, jobs: jobs)
+            environment: environment, jobs: jobs, includes: includes, listings: listings, warnings: warnings)
     }
 
     private static func readJob(_ reader: inout ByteReader) -> Job? {
@@ -105,14 +132,15 @@ extension WorkflowFile {
               let maximum = reader.duration(), let jitter = reader.double(),
               let environment = reader.variables(), let workingDirectory = reader.optionalString(),
               let workingDirectoryLocation = reader.optionalLocation(),
-              let inputs = reader.paths(), let outputs = reader.paths() else { return nil }
+              let inputs = reader.paths(), let outputs = reader.paths(), let depfiles = reader.paths(), depfiles.count <= 1,
+              let definedIn = reader.string() else { return nil }
         let retry: RetryPolicy = attempts == 1 && initial == .zero
             ? .none : .exponential(attempts: attempts, initial: initial, multiplier: multiplier, max: maximum, jitter: jitter)
         return Job(
             name: name, location: location, run: run, needs: needs, lane: lane, laneLocation: laneLocation,
             priority: priority, timeout: timeout, retry: retry, environment: environment,
             workingDirectory: workingDirectory, workingDirectoryLocation: workingDirectoryLocation,
-            inputEntries: inputs, outputEntries: outputs)
+            inputEntries: inputs, outputEntries: outputs, depfile: depfiles.first, definedIn: definedIn)
     }
 }
 
@@ -155,6 +183,10 @@ private struct ByteWriter {
             string(value.path)
             location(value.location)
         }
+    }
+    mutating func strings(_ values: [String]) {
+        int(values.count)
+        for value in values { string(value) }
     }
     mutating func variables(_ values: [String: String]) {
         int(values.count)
@@ -227,6 +259,15 @@ private struct ByteReader {
         for _ in 0..<count {
             guard let path = string(), let location = location() else { return nil }
             values.append(WorkflowFile.PathEntry(path: path, location: location))
+        }
+        return values
+    }
+    mutating func strings() -> [String]? {
+        guard let count = count() else { return nil }
+        var values: [String] = []
+        for _ in 0..<count {
+            guard let value = string() else { return nil }
+            values.append(value)
         }
         return values
     }

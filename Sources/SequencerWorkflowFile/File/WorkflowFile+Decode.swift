@@ -2,8 +2,8 @@ import Sequencer
 import Yams
 
 extension WorkflowFile {
-    static let topLevelKeys = ["version", "lanes", "env", "jobs"]
-    static let jobKeys = ["run", "needs", "lane", "priority", "timeout", "retry", "env", "cwd", "inputs", "outputs"]
+    static let topLevelKeys = ["version", "include", "vars", "lanes", "env", "jobs"]
+    static let jobKeys = ["for", "run", "needs", "lane", "priority", "timeout", "retry", "env", "cwd", "inputs", "outputs", "depfile"]
     static let retryKeys = ["attempts", "backoff", "multiplier", "max-backoff"]
     static let laneKeys = ["width", "ordered"]
     static let priorities: [(name: String, priority: Priority)] = [
@@ -11,44 +11,150 @@ extension WorkflowFile {
         ("user-initiated", .userInitiated), ("user-interactive", .userInteractive),
     ]
 
-    /// Builds the file from its YAML tree; every problem becomes a diagnostic in `reader`.
-    static func decode(_ root: Node, reader: inout NodeReader, path: String, directory: String) -> WorkflowFile {
-        var file = WorkflowFile(path: path, directory: directory, version: 1, lanes: [], environment: [:], jobs: [])
-        let start = SourceLocation(line: 1, column: 1)
-        guard let entries = reader.entries(of: root, "the workflow file") else { return file }
-        var jobsEntry: NodeReader.Entry?
-        for entry in reader.checkKeys(entries, allowed: topLevelKeys, in: "the workflow file") {
-            switch entry.key {
-            case "version":
-                guard let version = reader.integer(entry.value, "'version'", in: 1...Int.max) else { continue }
-                if version != 1 {
-                    reader.error("unsupported version \(version); this sequencer reads version 1",
-                                 at: reader.location(of: entry.value))
-                }
-                file.version = version
-            case "lanes": file.lanes = decodeLanes(entry.value, reader: &reader)
-            case "env": file.environment = reader.variables(entry.value, "'env'") ?? [:]
-            default: jobsEntry = entry
-            }
+    /// Builds the workflow from the YAML trees of its files (see ``Parts``); every problem
+    /// becomes a diagnostic of the file it is in.
+    struct Decoder {
+        let path: String
+        let directory: String
+        private(set) var parts: [Part]
+        /// The file's `vars`, as the jobs' strings use them.
+        private var vars = Substitution(values: [:])
+        /// Templates read so far: their names as written and how many jobs each made.
+        private var templates: [(name: String, jobs: Int)] = []
+        /// The file each lane is declared in, in the order of `file.lanes`.
+        private var laneFiles: [String] = []
+        private var file: WorkflowFile
+
+        init(path: String, directory: String, parts: [Part]) {
+            self.path = path
+            self.directory = directory
+            self.parts = parts
+            file = WorkflowFile(path: path, directory: directory, version: 1, lanes: [], environment: [:], jobs: [])
         }
-        guard let jobsEntry else {
-            reader.error("the workflow has no 'jobs'; add a 'jobs' mapping of job names to commands", at: start)
+
+        /// Every problem found, in the files' order.
+        var diagnostics: [Diagnostic] { parts.flatMap(\.reader.diagnostics) }
+
+        /// The workflow: settings of every file first (`version`, `vars`, `env`), then lanes
+        /// and jobs, then the checks of names and references across files.
+        mutating func decode() -> WorkflowFile {
+            for index in parts.indices { readSettings(of: index) }
+            var jobsSeen = false
+            for index in parts.indices { jobsSeen = readLanesAndJobs(of: index) || jobsSeen }
+            let main = parts.count - 1
+            file.includes = parts.dropLast().map(\.path)
+            let hasInclude = parts[main].entries?.contains { $0.key == "include" } ?? false
+            if parts[main].entries != nil, !jobsSeen, !hasInclude {
+                parts[main].reader.error("the workflow has no 'jobs'; add a 'jobs' mapping of job names to commands",
+                                         at: SourceLocation(line: 1, column: 1))
+            } else if hasInclude, file.jobs.isEmpty, templates.allSatisfy({ $0.jobs > 0 }) {
+                parts[main].reader.error("the workflow has no jobs, here or in the files it includes",
+                                         at: SourceLocation(line: 1, column: 1))
+            }
+            WorkflowFile.checkNames(&file, laneFiles: laneFiles, reader: &parts[main].reader)
+            WorkflowFile.checkReferences(&file, emptyTemplates: templates.filter { $0.jobs == 0 }.map(\.name), reader: &parts[main].reader)
             return file
         }
-        let jobEntries = reader.isNull(jobsEntry.value) ? []
-            : reader.entries(of: jobsEntry.value, "'jobs'", repeated: { "duplicate job '\($0)'" })
-        guard let jobEntries else { return file }
-        if jobEntries.isEmpty {
-            reader.error("'jobs' is empty; a workflow needs at least one job", at: jobsEntry.keyLocation)
+
+        private mutating func readSettings(of index: Int) {
+            var reader = parts[index].reader
+            defer { parts[index].reader = reader }
+            for entry in parts[index].entries ?? [] {
+                switch entry.key {
+                case "version":
+                    guard let version = reader.integer(entry.value, "'version'", in: 1...Int.max) else { continue }
+                    if version != 1 {
+                        reader.error("unsupported version \(version); this sequencer reads version 1",
+                                     at: reader.location(of: entry.value))
+                    }
+                    file.version = version
+                case "vars":
+                    for (name, value, node) in reader.variables(entry.value, "'vars'") ?? [] {
+                        guard Substitution.isName(name), !Substitution.templateNames.contains(name) else {
+                            let reason = Substitution.isName(name) ? "is a template's name (${\(name)})"
+                                : "is not a name: use letters, digits and '_', starting with a letter or '_'"
+                            reader.error("'vars': '\(name)' \(reason)", at: reader.location(of: node))
+                            continue
+                        }
+                        vars.values[name] = reader.expanded(value, of: node, "'vars': '\(name)'", by: vars, as: .command)
+                    }
+                case "env":
+                    for (name, value, node) in reader.variables(entry.value, "'env'") ?? [] {
+                        file.environment[name] = reader.expanded(value, of: node, "'env': '\(name)'", by: vars, as: .command)
+                    }
+                default: continue
+                }
+            }
         }
-        file.jobs = jobEntries.map { decodeJob($0, reader: &reader) }
-        checkReferences(file, reader: &reader)
-        return file
+
+        /// Reads the lanes and jobs of a file; whether it has a `jobs` key.
+        private mutating func readLanesAndJobs(of index: Int) -> Bool {
+            var reader = parts[index].reader
+            defer { parts[index].reader = reader }
+            var hasJobs = false
+            for entry in parts[index].entries ?? [] {
+                if entry.key == "lanes" {
+                    let lanes = WorkflowFile.decodeLanes(entry.value, reader: &reader)
+                    file.lanes += lanes
+                    laneFiles += lanes.map { _ in parts[index].path }
+                }
+                guard entry.key == "jobs" else { continue }
+                hasJobs = true
+                let entries = reader.isNull(entry.value) ? []
+                    : reader.entries(of: entry.value, "'jobs'", repeated: { "duplicate job '\($0)'" })
+                guard let entries else { continue }
+                if entries.isEmpty, index == parts.count - 1, !(parts[index].entries ?? []).contains(where: { $0.key == "include" }) {
+                    reader.error("'jobs' is empty; a workflow needs at least one job", at: entry.keyLocation)
+                }
+                for job in entries { readJob(job, in: parts[index].path, reader: &reader) }
+            }
+            return hasJobs
+        }
+
+        /// A job, or a template's jobs.
+        private mutating func readJob(_ entry: NodeReader.Entry, in definedIn: String, reader: inout NodeReader) {
+            let shellNames = Set(file.environment.keys)
+            guard let forEntry = entry.value.mapping?.first(where: { $0.key.scalar?.string == "for" }) else {
+                var substitution = vars
+                substitution.shellNames = shellNames
+                file.jobs.append(WorkflowFile.decodeJob(entry, substitution: substitution, definedIn: definedIn, reader: &reader))
+                return
+            }
+            guard entry.key.contains("${") else {
+                reader.error("job '\(entry.key)' has 'for' but its name uses none of its items; name it like "
+                             + "'\(entry.key)-${stem}' or '\(entry.key)-${item}', so that each item makes a job of its own",
+                             at: entry.keyLocation)
+                return
+            }
+            let template = WorkflowFile.template(forEntry.value, of: entry.key, directory: directory, vars: vars, reader: &reader)
+            guard let template else { return }
+            if let listing = template.listing { file.listings.append(listing) }
+            templates.append((entry.key, template.items.count))
+            if template.items.isEmpty {
+                let why = template.listing.map { "\($0.patterns.map { "'\($0)'" }.joined(separator: ", ")) "
+                    + ($0.patterns.count == 1 ? "matches" : "match") + " no file" } ?? "its list is empty"
+                file.warnings.append(Diagnostic(
+                    file: definedIn, location: template.location, severity: .warning,
+                    message: "template '\(entry.key)' makes no jobs: \(why)"))
+            }
+            // An empty template is still read once, with a stand-in item, for its errors.
+            for item in template.items.isEmpty ? ["item"] : template.items {
+                var substitution = vars
+                substitution.shellNames = shellNames
+                substitution.values.merge(WorkflowFile.templateValues(of: item)) { $1 }
+                let origin = Origin(template: entry.key, item: item)
+                reader.context = origin.description
+                var job = WorkflowFile.decodeJob(entry, substitution: substitution, definedIn: definedIn, reader: &reader)
+                reader.context = nil
+                job.origin = origin
+                if !template.items.isEmpty { file.jobs.append(job) }
+            }
+        }
     }
 
     /// The lanes. A lane with errors is still returned (with width 1), so that jobs naming it
     /// are not reported as naming an undeclared lane; the errors keep the file from running.
-    private static func decodeLanes(_ node: Node, reader: inout NodeReader) -> [Lane] {
+    static func decodeLanes(_ node: Node, reader: inout NodeReader) -> [Lane] {
         if reader.isNull(node) { return [] }
         guard let entries = reader.entries(of: node, "'lanes'", repeated: { "duplicate lane '\($0)'" }) else { return [] }
         return entries.map { entry in
@@ -75,42 +181,72 @@ extension WorkflowFile {
 
     /// A job. A job with errors is still returned, so that jobs needing it are not reported as
     /// needing a job that does not exist; the errors keep the file from running.
-    private static func decodeJob(_ entry: NodeReader.Entry, reader: inout NodeReader) -> Job {
+    ///
+    /// - Parameter substitution: the `${name}`s its strings may use: the file's `vars`, and a
+    ///   template item's names; its shell names are the file's `env` (the job's are added).
+    static func decodeJob(
+        _ entry: NodeReader.Entry, substitution: Substitution, definedIn: String, reader: inout NodeReader
+    ) -> Job {
         let what = "job '\(entry.key)'"
-        if entry.key.isEmpty || entry.key.contains(where: { $0 == "/" || $0 == "#" || $0.isWhitespace }) {
-            reader.error("\(what): a job name cannot be empty or contain '/', '#' or spaces", at: entry.keyLocation)
+        var substitution = substitution
+        let name = reader.expanded(entry.key, of: entry.keyNode, "the name of \(what)", by: substitution, as: .command)
+        if name.isEmpty || name.contains(where: { $0 == "/" || $0 == "#" || $0.isWhitespace }) {
+            let written = name == entry.key ? what : "\(what) (named '\(name)')"
+            reader.error("\(written): a job name cannot be empty or contain '/', '#' or spaces", at: entry.keyLocation)
         }
         var job = Job(
-            name: entry.key, location: entry.keyLocation, run: "", needs: [], lane: nil, priority: .utility,
+            name: name, location: entry.keyLocation, run: "", needs: [], lane: nil, priority: .utility,
             timeout: nil, retry: .none, environment: [:], workingDirectory: nil,
-            workingDirectoryLocation: nil, inputEntries: [], outputEntries: [])
+            workingDirectoryLocation: nil, inputEntries: [], outputEntries: [], definedIn: definedIn)
         if reader.isNull(entry.value) {
             reader.error("\(what) has no command; write '\(entry.key): COMMAND' or give it a 'run' key",
                          at: entry.keyLocation)
             return job
         }
         if let command = entry.value.scalar {
-            job.run = command.string   // `name: command` is short for `name: { run: command }`
+            // `name: command` is short for `name: { run: command }`
+            job.run = reader.expanded(command.string, of: entry.value, "the command of \(what)", by: substitution, as: .command)
             if job.run.allSatisfy(\.isWhitespace) {
                 reader.error("the command of \(what) is empty", at: reader.location(of: entry.value))
             }
             return job
         }
         guard let options = reader.entries(of: entry.value, what) else { return job }
+        let known = reader.checkKeys(options, allowed: jobKeys, in: what)
+        // The job's own variables first: `${NAME}` naming one is the shell's.
+        for option in known where option.key == "env" {
+            let variables = reader.variables(option.value, "'env' of \(what)") ?? []
+            substitution.shellNames.formUnion(variables.map(\.name))
+            for (variable, value, node) in variables {
+                job.environment[variable] = reader.expanded(value, of: node, "'env' of \(what): '\(variable)'", by: substitution, as: .command)
+            }
+        }
+        func text(_ node: Node, _ key: String, as use: Substitution.Use) -> String? {
+            reader.string(node, key).map { reader.expanded($0, of: node, key, by: substitution, as: use) }
+        }
+        func paths(_ node: Node, _ key: String) -> [PathEntry] {
+            (reader.strings(node, key) ?? []).map {
+                PathEntry(path: reader.expanded($0.0, of: $0.1, key, by: substitution, as: .path), location: reader.location(of: $0.1))
+            }
+        }
         var hasRun = false
-        for option in reader.checkKeys(options, allowed: jobKeys, in: what) {
+        for option in known {
             let value = option.value
             let key = "'\(option.key)' of \(what)"
             switch option.key {
             case "run":
-                guard let run = reader.string(value, key) else { continue }
+                guard let run = text(value, key, as: .command) else { continue }
                 hasRun = true
                 job.run = run
                 if run.allSatisfy(\.isWhitespace) { reader.error("\(key) is empty", at: reader.location(of: value)) }
             case "needs":
-                job.needs = (reader.strings(value, key) ?? []).map { Need(name: $0.0, location: $0.1) }
+                // A need whose name cannot be expanded is reported once, not again as naming no job.
+                job.needs = (reader.strings(value, key) ?? []).compactMap { name, node in
+                    reader.expandedIfKnown(name, of: node, key, by: substitution, as: .command)
+                        .map { Need(name: $0, location: reader.location(of: node)) }
+                }
             case "lane":
-                job.lane = reader.string(value, key)
+                job.lane = text(value, key, as: .command)
                 job.laneLocation = reader.location(of: value)
             case "priority":
                 guard let name = reader.string(value, key) else { continue }
@@ -128,16 +264,22 @@ extension WorkflowFile {
                 }
                 job.timeout = timeout
             case "retry": job.retry = decodeRetry(option, what: what, reader: &reader) ?? .none
-            case "env": job.environment = reader.variables(value, key) ?? [:]
             case "cwd":
-                job.workingDirectory = reader.string(value, key)
+                job.workingDirectory = text(value, key, as: .path)
                 job.workingDirectoryLocation = reader.location(of: value)
-            case "inputs": job.inputEntries = (reader.strings(value, key) ?? []).map { PathEntry(path: $0.0, location: $0.1) }
-            default: job.outputEntries = (reader.strings(value, key) ?? []).map { PathEntry(path: $0.0, location: $0.1) }
+            case "inputs": job.inputEntries = paths(value, key)
+            case "outputs": job.outputEntries = paths(value, key)
+            case "depfile":
+                job.depfile = text(value, key, as: .path).map { PathEntry(path: $0, location: reader.location(of: value)) }
+            default: continue  // `env`, read first; `for`, read by the template
             }
         }
         if !hasRun && !options.contains(where: { $0.key == "run" }) {
             reader.error("\(what) has no 'run' command", at: entry.keyLocation)
+        }
+        if job.depfile != nil, job.outputEntries.isEmpty, let depfile = job.depfile {
+            reader.error("\(what) has a 'depfile' but no 'outputs'; a depfile's files count only for a job that "
+                         + "can be up to date, one with outputs", at: depfile.location)
         }
         return job
     }

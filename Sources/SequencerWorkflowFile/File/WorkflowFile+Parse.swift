@@ -18,24 +18,50 @@ extension WorkflowFile {
     ///   unknown keys, wrong types, bad durations, unknown needs and lanes, cycles, duplicate
     ///   jobs, an unsupported version, or a file that cannot be read.
     public static func load(path: String) throws(WorkflowFileError) -> WorkflowFile {
-        func failure(_ message: String, at location: SourceLocation = SourceLocation(line: 1, column: 1)) -> WorkflowFileError {
-            WorkflowFileError(diagnostics: [Diagnostic(file: path, location: location, message: message)])
+        let text: String
+        do {
+            text = try Self.text(at: path)
+        } catch {
+            throw WorkflowFileError(diagnostics: [error.diagnostic(in: path)])
         }
+        return try parse(text, path: path)
+    }
+
+    /// Why a file's text cannot be read.
+    enum TextFailure: Error {
+        /// It is missing, a directory, or cannot be read: what to tell.
+        case problem(String)
+        /// It is not UTF-8: the first bad byte, and where.
+        case notUTF8(UInt8, SourceLocation)
+
+        func diagnostic(in path: String) -> Diagnostic {
+            switch self {
+            case .problem(let message):
+                return Diagnostic(file: path, location: SourceLocation(line: 1, column: 1), message: message)
+            case .notUTF8(let value, let location):
+                return Diagnostic(
+                    file: path, location: location,
+                    message: "the file is not UTF-8 text: byte 0x\(String(value, radix: 16, uppercase: true)) "
+                        + "here cannot start or continue a character; save the file as UTF-8")
+            }
+        }
+    }
+
+    /// The text of the file at `path`.
+    static func text(at path: String) throws(TextFailure) -> String {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw failure("no such file")
+            throw .problem("no such file")
         }
-        guard !isDirectory.boolValue else { throw failure("this is a directory, not a workflow file") }
+        guard !isDirectory.boolValue else { throw .problem("this is a directory, not a workflow file") }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw failure("cannot read the file (check its permissions)")
+            throw .problem("cannot read the file (check its permissions)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             let invalid = invalidByte(in: data)
-            throw failure("the file is not UTF-8 text: byte 0x\(String(invalid?.value ?? 0, radix: 16, uppercase: true)) "
-                          + "here cannot start or continue a character; save the file as UTF-8",
-                          at: invalid?.location ?? SourceLocation(line: 1, column: 1))
+            throw .notUTF8(invalid?.value ?? 0, invalid?.location ?? SourceLocation(line: 1, column: 1))
         }
-        return try parse(text, path: path)
+        return text
     }
 
     /// The first byte that is not valid UTF-8, and where it is (counting lines and columns as
@@ -70,21 +96,12 @@ extension WorkflowFile {
     /// - Throws: ``WorkflowFileError`` with every problem found, in file order.
     public static func parse(_ text: String, path: String) throws(WorkflowFileError) -> WorkflowFile {
         let directory = (path as NSString).deletingLastPathComponent
-        let source = SourceText(text)
-        let composed = compose(source)
-        var reader = NodeReader(file: path, source: source, repeatedKeys: composed.repeatedKeys,
-                                brokenAliases: composed.brokenAliases)
-        for problem in composed.problems {
-            reader.error(problem.message, at: problem.location)
-        }
-        guard let root = composed.root else {
-            if composed.problems.isEmpty {
-                reader.error("the file is empty; a workflow needs 'jobs'", at: SourceLocation(line: 1, column: 1))
-            }
-            throw WorkflowFileError(diagnostics: reader.diagnostics)
-        }
-        let file = decode(root, reader: &reader, path: path, directory: directory.isEmpty ? "." : directory)
-        guard reader.diagnostics.isEmpty else { throw WorkflowFileError(diagnostics: reader.diagnostics) }
+        var parts = Parts()
+        parts.read(text, path: path, chain: [])
+        var decoder = Decoder(path: path, directory: directory.isEmpty ? "." : directory, parts: parts.parts)
+        let file = decoder.decode()
+        let diagnostics = parts.unreadable + decoder.diagnostics
+        guard diagnostics.isEmpty else { throw WorkflowFileError(diagnostics: diagnostics) }
         return file
     }
 

@@ -6,8 +6,9 @@ extension WorkflowFile {
     ///
     /// A name that is not a job selects the jobs whose `outputs` include it, as written
     /// (`zstd`) or as the same path (`./zstd`, `programs/../zstd`, or an absolute path),
-    /// relative to the job's directory or to the file's. A name that is both a job and an
-    /// output is the job.
+    /// relative to the job's directory or to the file's; failing that, a name with `*`, `?` or
+    /// `[` selects the jobs whose names or outputs (as written) it matches (`compile-*`, a
+    /// template's family; `obj/*.o`). A name that is both a job and an output is the job.
     ///
     /// ```swift
     /// let linkOnly = try file.selecting(["link"])   // link and every compile job it needs
@@ -29,7 +30,13 @@ extension WorkflowFile {
             if let job = index[name] {
                 stack.append(job)
             } else {
-                let producers = jobs(producing: name)
+                var producers = jobs(producing: name)
+                if producers.isEmpty, FilePattern.isGlob(name) {
+                    // A family (`compile-*`), or the jobs making outputs it matches (`obj/*.o`).
+                    producers = jobs.indices.filter {
+                        !FilePattern.matching(name, among: [jobs[$0].name] + jobs[$0].outputs).isEmpty
+                    }
+                }
                 if producers.isEmpty { unknown.append(name) }
                 stack += producers
             }

@@ -44,6 +44,12 @@ extension WorkflowFile {
             }
         }
         if let contextLocation, let context, context == "while parsing a flow sequence" || context == "while parsing a flow mapping" {
+            if found == "{", location.column > 1,
+               original.scalar(at: SourceLocation(line: location.line, column: location.column - 1)) == "$" {
+                return (SourceLocation(line: location.line, column: location.column - 1),
+                        "'${' inside '[ ]' or '{ }' must be in quotes: write \"…${name}…\", or put the list's items "
+                        + "on lines of their own ('- …')")
+            }
             let (bracket, closing, kind) = context.hasSuffix("sequence") ? ("[", "]", "list") : ("{", "}", "mapping")
             return (contextLocation, "unclosed '\(bracket)': the \(kind) must end with '\(closing)' before line \(location.line), "
                     + "column \(location.column) (found \(quoted(found)))")

@@ -1,7 +1,7 @@
 import Foundation
 
 extension WorkflowFile {
-    /// The file with the variables in each job's `inputs`, `outputs` and `cwd` expanded (see
+    /// The file with the variables in each job's `inputs`, `outputs`, `depfile` and `cwd` expanded (see
     /// ``VariableExpansion``), from the environment the job's command gets: `environment`,
     /// then the file's `env`, then the job's `env`, and `SEQUENCER_JOB`.
     ///
@@ -34,7 +34,7 @@ extension WorkflowFile {
                     return try VariableExpansion.expand(text, variables: variables)
                 } catch {
                     diagnostics.append(Diagnostic(
-                        file: path, location: location, message: "job '\(job.name)': \(what) '\(text)': \(error.message)"))
+                        file: job.definedIn, location: location, message: "job '\(job.name)': \(what) '\(text)': \(error.message)"))
                     return text
                 }
             }
@@ -47,6 +47,9 @@ extension WorkflowFile {
             for (position, entry) in job.outputEntries.enumerated() {
                 expanded.jobs[index].outputEntries[position].path = expand(entry.path, "output", at: entry.location)
             }
+            if let depfile = job.depfile {
+                expanded.jobs[index].depfile?.path = expand(depfile.path, "depfile", at: depfile.location)
+            }
         }
         guard diagnostics.isEmpty else { throw WorkflowFileError(diagnostics: diagnostics) }
         return expanded
@@ -56,5 +59,6 @@ extension WorkflowFile {
         job.workingDirectory.map(VariableExpansion.hasVariables) == true
             || job.inputEntries.contains { VariableExpansion.hasVariables($0.path) }
             || job.outputEntries.contains { VariableExpansion.hasVariables($0.path) }
+            || job.depfile.map { VariableExpansion.hasVariables($0.path) } == true
     }
 }

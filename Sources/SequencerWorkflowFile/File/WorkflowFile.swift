@@ -27,8 +27,27 @@ public struct WorkflowFile: Sendable {
     public var lanes: [Lane]
     /// Variables every job gets, before its own `env`.
     public var environment: [String: String]
-    /// The jobs, in file order.
+    /// The jobs, in file order: those of included files first, each template's jobs in the
+    /// order of its items.
     public var jobs: [Job]
+    /// The files this one includes (directly or not), as diagnostics name them, in the order
+    /// they are read.
+    public var includes: [String] = []
+    /// The file lists that templates range over (`for: { files: … }`), as they were when the
+    /// file was read: a copy of the file read from its compiled form is current only while
+    /// these lists are (see ``listingsAreCurrent()``).
+    public var listings: [FileListing] = []
+    /// Problems that do not keep the file from running: a template whose files are none, a
+    /// job that needs a family of jobs that is empty.
+    public var warnings: [Diagnostic] = []
+
+    /// The files a template ranges over: its patterns, those it excludes, and what they
+    /// matched (relative to the file's directory).
+    public struct FileListing: Sendable, Hashable {
+        public var patterns: [String]
+        public var excluded: [String]
+        public var files: [String]
+    }
 
     /// A named concurrency limit.
     public struct Lane: Sendable, Hashable {
@@ -84,11 +103,28 @@ public struct WorkflowFile: Sendable {
         public var inputEntries: [PathEntry]
         /// Files the job writes, each with where it is written.
         public var outputEntries: [PathEntry]
+        /// The file, written by the command as `cc -MD` writes one, that lists the files the
+        /// job read (`depfile`): they count as its inputs on the next run.
+        public var depfile: PathEntry?
+        /// The file the job is written in: the workflow file, or a file it includes.
+        public var definedIn: String
+        /// The template and item the job was made from, for errors found after reading; not
+        /// kept in the compiled form.
+        var origin: Origin?
 
         /// Files (or globs) the job reads.
         public var inputs: [String] { inputEntries.map(\.path) }
         /// Files the job writes.
         public var outputs: [String] { outputEntries.map(\.path) }
+    }
+
+    /// The template and item a job was made from.
+    struct Origin: Sendable, Hashable, CustomStringConvertible {
+        /// The template's name, as written (`compile-${stem}`).
+        var template: String
+        var item: String
+        /// `in template 'compile-${stem}', for item 'src/a.c'`
+        var description: String { "in template '\(template)', for item '\(item)'" }
     }
 
     /// The job with a name.

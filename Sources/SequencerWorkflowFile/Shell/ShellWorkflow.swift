@@ -80,16 +80,16 @@ public struct ShellWorkflow: Sendable {
                 }
             } catch {
                 throw WorkflowFileError(diagnostics: [
-                    Diagnostic(file: file.path, location: job.location, message: "\(error)")
+                    Diagnostic(file: job.definedIn, location: job.location, message: "\(error)")
                 ])
             }
         }
         do {
             try workflow.validate()
         } catch {
-            let location = (error as? WorkflowError)?.jobs.first.flatMap { file.job(named: $0.rawValue)?.location }
+            let job = (error as? WorkflowError)?.jobs.first.flatMap { file.job(named: $0.rawValue) }
             throw WorkflowFileError(diagnostics: [
-                Diagnostic(file: file.path, location: location ?? SourceLocation(line: 1, column: 1),
+                Diagnostic(file: job?.definedIn ?? file.path, location: job?.location ?? SourceLocation(line: 1, column: 1),
                            message: "\(error)")
             ])
         }

@@ -1,5 +1,6 @@
 import Foundation
-import SequencerJournal
+import SequencerBuild
+import SequencerWorkflowFile
 import SequencerTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 internal import Sequencer
+import SequencerWorkflowFile
 
 /// The expansions of glob inputs during one run, each walked once while no job has changed
 /// files: in a run where every job is up to date, a glob that forty jobs share costs one

@@ -22,10 +22,14 @@ public enum FilePattern {
         let absolute = pattern.hasPrefix("/")
         let root = absolute ? (prefix.isEmpty ? "/" : prefix) : (prefix.isEmpty ? directory : directory + "/" + prefix)
         guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        // Without `**`, a match is exactly as many levels down as the pattern has segments left.
+        let depth = pattern.contains("**") ? Int.max : segments.count - fixed.count
         var matches: [String] = []
         while let relative = walker.nextObject() as? String {
             let candidate = prefix.isEmpty ? relative : prefix + "/" + relative
-            guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+            let type = walker.fileAttributes?[.type] as? FileAttributeType
+            if type == .typeDirectory, walker.level >= depth { walker.skipDescendants() }
+            guard type == .typeRegular else { continue }
             let range = NSRange(candidate.startIndex..., in: candidate)
             if regex.firstMatch(in: candidate, range: range) != nil { matches.append(candidate) }
         }

@@ -1,0 +1,110 @@
+import Foundation
+import Yams
+
+/// Templates: a job with `for` stands for one job per item, over a list or over files.
+///
+/// ```yaml
+/// jobs:
+///   compile-${stem}:
+///     for: { files: "src/*.c", exclude: "src/test_*.c" }
+///     run: cc -c ${item} -o build/${stem}.o
+///     outputs: [build/${stem}.o]
+///   test-${item}:
+///     for: [unit, integration]
+///     run: ./run-tests ${item}
+/// ```
+extension WorkflowFile {
+    static let forKeys = ["files", "exclude"]
+
+    /// What a template ranges over.
+    struct Template {
+        /// The items, in order: the list as written, or the files (sorted within each pattern).
+        var items: [String]
+        /// The files' patterns, when it ranges over files.
+        var listing: FileListing?
+        /// Where `for` is written.
+        var location: SourceLocation
+    }
+
+    /// The names a template's item defines: `${item}` (as written, or the file's path),
+    /// `${file}` (its last component), `${stem}` (that without its extension), `${dir}` (the
+    /// directory, `.` for none) and `${ext}` (the extension, without its dot).
+    ///
+    /// `src/lib/zstd.c` gives `zstd.c`, `zstd`, `src/lib` and `c`; `.profile` has no extension.
+    static func templateValues(of item: String) -> [String: String] {
+        let slash = item.lastIndex(of: "/")
+        let file = slash.map { String(item[item.index(after: $0)...]) } ?? item
+        let directory = slash.map { String(item[..<$0]) } ?? "."
+        var stem = file, ext = ""
+        if let dot = file.lastIndex(of: "."), dot != file.startIndex {
+            stem = String(file[..<dot])
+            ext = String(file[file.index(after: dot)...])
+        }
+        return ["item": item, "file": file, "stem": stem, "dir": directory.isEmpty ? "/" : directory, "ext": ext]
+    }
+
+    /// The template a job's `for` describes; nil (with errors) when it is malformed.
+    /// - Parameters:
+    ///   - node: the value of `for`.
+    ///   - directory: where file patterns start from (the workflow file's directory).
+    static func template(
+        _ node: Node, of job: String, directory: String, vars: Substitution, reader: inout NodeReader
+    ) -> Template? {
+        let what = "'for' of job '\(job)'"
+        let location = reader.location(of: node)
+        if node.sequence != nil {
+            guard let items = reader.strings(node, what) else { return nil }
+            return Template(items: items.map { reader.expanded($0.0, of: $0.1, what, by: vars, as: .command) }, location: location)
+        }
+        guard node.mapping != nil else {
+            reader.error("\(what) must be a list of items or '{ files: PATTERN }', found \(reader.describe(node))", at: location)
+            return nil
+        }
+        guard let options = reader.entries(of: node, what) else { return nil }
+        var patterns: [String] = [], excluded: [String] = []
+        for option in reader.checkKeys(options, allowed: forKeys, in: what) {
+            let name = "'\(option.key)' of \(what)"
+            let values = (reader.strings(option.value, name) ?? []).map { reader.expanded($0.0, of: $0.1, name, by: vars, as: .path) }
+            if option.key == "files" { patterns = values } else { excluded = values }
+        }
+        guard options.contains(where: { $0.key == "files" }) else {
+            reader.error("\(what) needs 'files' (a pattern such as \"src/*.c\", or a list of them)", at: location)
+            return nil
+        }
+        let listing = FileListing(patterns: patterns, excluded: excluded, files: listFiles(patterns, excluding: excluded, in: directory))
+        return Template(items: listing.files, listing: listing, location: location)
+    }
+
+    /// The files `patterns` match under `directory`, in pattern order (each pattern's sorted),
+    /// without repeats and without those `excluded` matches.
+    static func listFiles(_ patterns: [String], excluding excluded: [String], in directory: String) -> [String] {
+        var seen: Set<String> = []
+        var files = patterns.flatMap { FilePattern.expand($0, in: directory) }.filter { seen.insert($0).inserted }
+        for pattern in excluded {
+            let matched = Set(FilePattern.matching(pattern, among: files))
+            files.removeAll { matched.contains($0) }
+        }
+        return files
+    }
+
+    /// Whether the files templates range over are still those the file was read with (a new
+    /// source file makes a new job, so a compiled copy must not be used).
+    public func listingsAreCurrent() -> Bool {
+        listings.allSatisfy { Self.listFiles($0.patterns, excluding: $0.excluded, in: directory) == $0.files }
+    }
+
+    /// Whether `name`, a job name with `${…}` (a template's), could be matched by the need
+    /// pattern `pattern`: each substitution stands for a word.
+    static func family(_ template: String, matches pattern: String) -> Bool {
+        var example = ""
+        var rest = Substring(template)
+        while let start = rest.range(of: "${") {
+            example += rest[..<start.lowerBound] + "x"
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(of: "}") else { break }
+            rest = rest[rest.index(after: end)...]
+        }
+        example += rest
+        return !FilePattern.matching(pattern, among: [example]).isEmpty
+    }
+}
