@@ -34,7 +34,7 @@ public enum CompiledWorkflowCache {
     /// - Throws: ``WorkflowFileError``, as ``WorkflowFile/load(path:)`` does, when the file cannot
     ///   be read or has problems.
     public static func load(path: String) throws(WorkflowFileError) -> Loaded {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path) else {
             // Reports why it cannot be read.
             return Loaded(file: try WorkflowFile.load(path: path), fromCopy: false, saveError: nil)
         }
@@ -42,11 +42,15 @@ public enum CompiledWorkflowCache {
         let copy = copyPath(for: path)
         let header = hash.count * 2
         if let cached = FileManager.default.contents(atPath: copy), cached.count > header,
-           Array(cached.prefix(hash.count)) == hash,
+           cached.prefix(hash.count).elementsEqual(hash),
            let file = WorkflowFile(compiled: Array(cached.dropFirst(header)), path: path),
-           Array(cached.dropFirst(hash.count).prefix(hash.count)) == includesHash(of: file),
+           cached.dropFirst(hash.count).prefix(hash.count).elementsEqual(includesHash(of: file)),
            file.listingsAreCurrent() {
             return Loaded(file: file, fromCopy: true, saveError: nil)
+        }
+        // The text is decoded (and checked to be UTF-8) only when it is parsed.
+        guard let text = String(data: data, encoding: .utf8) else {
+            return Loaded(file: try WorkflowFile.load(path: path), fromCopy: false, saveError: nil)
         }
         let file = try WorkflowFile.parse(text, path: path)
         return Loaded(file: file, fromCopy: false, saveError: save(Data(hash + includesHash(of: file) + file.compiled()), to: copy))

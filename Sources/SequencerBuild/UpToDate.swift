@@ -1,5 +1,6 @@
 import Foundation
 import Sequencer
+import Synchronization
 public import SequencerJournal
 public import SequencerWorkflowFile
 
@@ -34,7 +35,7 @@ public final class UpToDate: UpToDateCheck {
     /// Called with a problem of a depfile: missing, malformed, or naming a file that is not there.
     private let warn: (@Sendable (Diagnostic) -> Void)?
     /// The fingerprints computed in this run, by job.
-    private let computed = Locked<[String: (fingerprint: String, parts: [String: String])]>([:])
+    private let computed = Locked<[String: (fingerprint: String, parts: FingerprintParts)]>([:])
     private let base: [String: String]
     /// The digest of the file's environment and of no working directory, shared by most jobs.
     private let baseEnvironmentDigest: String
@@ -77,40 +78,112 @@ public final class UpToDate: UpToDateCheck {
     /// Whether `job` is up to date: it declares outputs, they all exist unchanged since its last
     /// success, and its fingerprint equals that success's. Call it once its needs have ended.
     public func isUpToDate(_ job: WorkflowFile.Job) -> Bool {
-        let (fingerprint, parts) = self.fingerprint(of: job)
+        let parts = self.parts(of: job) { _, need in
+            computed.withLock { $0[need]?.fingerprint } ?? stored[need]?.fingerprint
+        } inputHash: { path in
+            hasher.hash(path) ?? "missing"
+        }
+        let fingerprint = parts.fingerprint
         computed.withLock { $0[job.name] = (fingerprint, parts) }
         if force {
             explain?(job.name, "--force")
             return false
         }
-        guard !job.outputs.isEmpty else {
-            explain?(job.name, "it declares no outputs, so it always runs")
+        if let reason = whyNotUpToDate(job, fingerprint: fingerprint, parts: parts) {
+            explain?(job.name, reason)
             return false
-        }
-        guard let last = stored[job.name] else {
-            explain?(job.name, "no earlier success is recorded")
-            return false
-        }
-        guard last.fingerprint == fingerprint else {
-            explain?(job.name, Self.changes(from: last.parts, to: parts))
-            return false
-        }
-        let directory = file.directory(of: job)
-        let outputs = last.outputs
-        for output in job.outputs {
-            let stamp = FileHasher.describeStamp(of: resolve(output, in: directory))
-            guard stamp != "none" else {
-                explain?(job.name, "output \(output) is missing")
-                return false
-            }
-            // An output written since the success (by a failed or killed attempt, or by hand)
-            // is not that success's output.
-            if let recorded = outputs[output], recorded != stamp {
-                explain?(job.name, "output \(output) changed since its last success")
-                return false
-            }
         }
         return true
+    }
+
+    /// Whether every job of the file is up to date, decided before any runs: in one pass over
+    /// the jobs, needs first, each fingerprint computed from its needs' as ``isUpToDate(_:)``
+    /// would compute it. It stops at the first job that is not up to date, says nothing to
+    /// `explain`, and records nothing: when it returns nil, run the jobs and ask
+    /// ``isUpToDate(_:)`` of each as its turn comes (a job that runs may change what a later
+    /// one reads, so a decision made before it ran would not stand). When every job is up to
+    /// date, nothing runs, so every decision stands: the run can end without starting a job.
+    ///
+    /// ```swift
+    /// if let jobs = check.allUpToDate() { /* record the run as up to date; start nothing */ }
+    /// ```
+    ///
+    /// - Returns: The names of the file's jobs, each after the jobs it needs (the order of
+    ///   ``ShellWorkflow/needsFirst(_:)``), when every one declares outputs and is up to date;
+    ///   nil otherwise, and with `force`.
+    /// - Complexity: O(jobs + needs + inputs), and a `stat` per output and input file.
+    public func allUpToDate() -> [String]? {
+        guard !force else { return nil }
+        let jobs = file.jobs
+        // The outputs are checked (a `stat` each) on a thread of their own meanwhile.
+        let outputs = OutputCheck(jobs: jobs) { [self] job, reader in
+            guard let last = stored[job.name] else { return false }
+            return outputsUnchanged(of: job, since: last, reader: reader)
+        }
+        defer { outputs.stop() }
+        let graph = JobGraph(jobs)
+        var names: [String] = []
+        names.reserveCapacity(jobs.count)
+        var fingerprints = [String?](repeating: nil, count: jobs.count)
+        var text: [UInt8] = []
+        // Each input file's hash, by path: nothing runs during the pass, so a file that many
+        // jobs read (a header every job's glob matches) is looked at once, as in ninja's stat cache.
+        var inputHashes: [String: String] = [:]
+        for position in graph.needsFirst {
+            let job = jobs[position]
+            guard !job.outputEntries.isEmpty, let last = stored[job.name] else { return nil }
+            let needs = graph.needs(of: position)
+            let fingerprint = parts(of: job) { index, name in
+                // Every need precedes the job, so its fingerprint (equal to its last success's) is known.
+                index < needs.count ? fingerprints[needs[needs.startIndex + index]] : stored[name]?.fingerprint
+            } inputHash: { path in
+                if let hash = inputHashes[path] { return hash }
+                let hash = hasher.hash(path) ?? "missing"
+                inputHashes[path] = hash
+                return hash
+            }.fingerprint(scratch: &text)
+            guard fingerprint == last.fingerprint, !outputs.failed else { return nil }
+            fingerprints[position] = fingerprint
+            names.append(job.name)
+        }
+        return outputs.allUnchanged() ? names : nil
+    }
+
+    /// Whether every output of `job` is as its last success left it: ``changedOutput(of:since:)``
+    /// without the words, for the pass over every job.
+    private func outputsUnchanged(of job: WorkflowFile.Job, since last: JournalFingerprint, reader: StampReader) -> Bool {
+        let directory = file.directory(of: job)
+        var stamp: [UInt8] = []
+        for entry in job.outputEntries {
+            reader.describeStamp(of: resolve(entry.path, in: directory), into: &stamp)
+            guard !stamp.elementsEqual("none".utf8), last.outputMatches(entry.path, stamp: stamp) else { return false }
+        }
+        return true
+    }
+
+    /// Why `job`, whose fingerprint and parts are these, is not up to date; nil when it is.
+    private func whyNotUpToDate(_ job: WorkflowFile.Job, fingerprint: String, parts: FingerprintParts) -> String? {
+        guard !job.outputs.isEmpty else { return "it declares no outputs, so it always runs" }
+        guard let last = stored[job.name] else { return "no earlier success is recorded" }
+        guard last.fingerprint == fingerprint else { return Self.changes(from: last.parts, to: parts.dictionary) }
+        return changedOutput(of: job, since: last)
+    }
+
+    /// Why an output of `job` is not as its last success left it (missing, or written since);
+    /// nil when they all are.
+    private func changedOutput(of job: WorkflowFile.Job, since last: JournalFingerprint) -> String? {
+        let directory = file.directory(of: job)
+        for entry in job.outputEntries {
+            let output = entry.path
+            let stamp = FileHasher.describeStamp(of: resolve(output, in: directory))
+            guard stamp != "none" else { return "output \(output) is missing" }
+            // An output written since the success (by a failed or killed attempt, or by hand)
+            // is not that success's output.
+            if !last.outputMatches(output, stamp: Array(stamp.utf8)) {
+                return "output \(output) changed since its last success"
+            }
+        }
+        return nil
     }
 
     /// Records the fingerprint of `job`, whose command just succeeded, with its outputs' stamps
@@ -120,7 +193,7 @@ public final class UpToDate: UpToDateCheck {
         guard var (fingerprint, parts) = computed.withLock({ $0[job.name] }) else { return }
         if job.depfile != nil {
             parts = withDepfile(of: job, parts: parts)
-            fingerprint = Self.fingerprint(of: parts)
+            fingerprint = parts.fingerprint
             // The jobs that need this one start after this and must see what is recorded.
             computed.withLock { $0[job.name] = (fingerprint, parts) }
         }
@@ -129,7 +202,7 @@ public final class UpToDate: UpToDateCheck {
         let directory = file.directory(of: job)
         for output in job.outputs { outputs[output] = FileHasher.describeStamp(of: resolve(output, in: directory)) }
         if let last = stored[job.name], last.fingerprint == fingerprint, last.outputs == outputs { return }
-        recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts, outputs: outputs)
+        recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts.dictionary, outputs: outputs)
     }
 
     /// `parts` with the files `job`'s depfile names as it is now (`dep:PATH`, each with its
@@ -138,9 +211,9 @@ public final class UpToDate: UpToDateCheck {
     /// jobs that include it. A depfile that cannot be read, or that names a file that is not
     /// there, is warned about and leaves a part that no later run matches: the job runs every
     /// time until it is fixed.
-    private func withDepfile(of job: WorkflowFile.Job, parts: [String: String]) -> [String: String] {
+    private func withDepfile(of job: WorkflowFile.Job, parts: FingerprintParts) -> FingerprintParts {
         guard let depfile = job.depfile else { return parts }
-        var parts = parts.filter { !$0.key.hasPrefix("dep:") }
+        var parts = FingerprintParts(parts.dictionary.filter { !$0.key.hasPrefix("dep:") })
         let directory = file.directory(of: job)
         func warning(_ message: String) {
             warn?(Diagnostic(file: job.definedIn, location: depfile.location, severity: .warning,
@@ -171,39 +244,53 @@ public final class UpToDate: UpToDateCheck {
         return parts
     }
 
-    /// The fingerprint over parts.
-    private static func fingerprint(of parts: [String: String]) -> String {
-        FileHasher.digest(of: parts.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))
-    }
-
-    /// The job's fingerprint and the parts it is made of.
-    private func fingerprint(of job: WorkflowFile.Job) -> (String, [String: String]) {
-        var parts: [String: String] = [:]
+    /// The parts of `job`'s fingerprint.
+    ///
+    /// - Parameters:
+    ///   - needFingerprint: The fingerprint of a needed job, by its index in the job's `needs`
+    ///     and its name; nil when unknown.
+    ///   - inputHash: The hash of an input file (its absolute or resolved path), `missing` when
+    ///     there is none (``FileHasher/hash(_:)``'s, or one remembered from it).
+    private func parts(
+        of job: WorkflowFile.Job, needFingerprint: (Int, String) -> String?, inputHash: (String) -> String
+    ) -> FingerprintParts {
+        var parts = FingerprintParts()
         // Parts get a quick hash, to tell which changed; the fingerprint over them is SHA-256.
+        // Set in key order (command, cwd, env, input:, need:, outputs), which spares a sort.
         parts["command"] = FileHasher.quickDigest(of: job.run)
-        parts["env"] = job.environment.isEmpty ? baseEnvironmentDigest : Self.digest(environment: base.merging(job.environment) { $1 })
         parts["cwd"] = job.workingDirectory.map { FileHasher.quickDigest(of: $0) } ?? noDirectoryDigest
-        parts["outputs"] = FileHasher.quickDigest(of: job.outputs.joined(separator: "\0"))
-        let directory = file.directory(of: job)
-        for pattern in job.inputs {
-            let paths = expansions.expand(pattern, in: directory)
-            if paths.isEmpty, FilePattern.isGlob(pattern) { parts["input:" + pattern] = "no files" }
-            for path in paths {
-                parts["input:" + path] = hasher.hash(resolve(path, in: directory)) ?? "missing"
+        parts["env"] = job.environment.isEmpty ? baseEnvironmentDigest : Self.digest(environment: base.merging(job.environment) { $1 })
+        if !job.inputEntries.isEmpty {
+            let directory = file.directory(of: job)
+            for entry in job.inputEntries {
+                let pattern = entry.path
+                let paths = expansions.expand(pattern, in: directory)
+                if paths.isEmpty, FilePattern.isGlob(pattern) { parts["input:" + pattern] = "no files" }
+                for path in paths {
+                    let resolved = resolve(path, in: directory)
+                    parts["input:" + path] = inputHash(resolved)
+                }
             }
         }
-        for need in job.needs {
-            parts["need:" + need.name] = computed.withLock { $0[need.name]?.fingerprint }
-                ?? stored[need.name]?.fingerprint ?? "unknown"
+        for (index, need) in job.needs.enumerated() {
+            parts["need:" + need.name] = needFingerprint(index, need.name) ?? "unknown"
         }
         if job.depfile != nil {
             // The files the depfile named at the last success, as they are now.
             parts["depfile"] = "read"
-            for key in stored[job.name]?.parts.keys ?? [:].keys where key.hasPrefix("dep:") {
-                parts[key] = hasher.hash(resolve(String(key.dropFirst(4)), in: directory)) ?? "missing"
+            let directory = file.directory(of: job)
+            for key in (stored[job.name]?.parts.keys).map(Array.init)?.sorted() ?? [] where key.hasPrefix("dep:") {
+                parts[key] = inputHash(resolve(String(key.dropFirst(4)), in: directory))
             }
         }
-        return (Self.fingerprint(of: parts), parts)
+        parts["outputs"] = Self.outputsDigest(of: job)
+        return parts
+    }
+
+    /// The quick hash of a job's outputs, joined by NUL bytes.
+    private static func outputsDigest(of job: WorkflowFile.Job) -> String {
+        if job.outputEntries.count == 1 { return FileHasher.quickDigest(of: job.outputEntries[0].path) }
+        return FileHasher.quickDigest(of: job.outputs.joined(separator: "\0"))
     }
 
     /// What differs between two fingerprints' parts, for people.
@@ -240,6 +327,107 @@ public final class UpToDate: UpToDateCheck {
     /// `path` under `directory`, unless it is absolute.
     private func resolve(_ path: String, in directory: String) -> String {
         path.hasPrefix("/") ? path : directory + "/" + path
+    }
+}
+
+/// The outputs of every job checked on a thread of its own, while the caller computes the
+/// fingerprints: the checks are independent of each other and of the fingerprints, and a pass
+/// over a large file spends a third of its time in `stat`.
+final class OutputCheck: Sendable {
+    private let failure = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts checking `jobs`: `unchanged` says whether a job's outputs are as its last
+    /// success left them.
+    init(jobs: [WorkflowFile.Job], unchanged: @escaping @Sendable (WorkflowFile.Job, StampReader) -> Bool) {
+        let thread = Thread { [self] in
+            let reader = StampReader()
+            for job in jobs {
+                guard !stopped.load(ordering: .relaxed) else { break }
+                if !unchanged(job, reader) {
+                    failure.store(true, ordering: .relaxed)
+                    break
+                }
+            }
+            done.signal()
+        }
+        thread.name = "sequencer-output-check"
+        thread.start()
+    }
+
+    /// Whether a job's outputs were found changed (or missing) so far.
+    var failed: Bool { failure.load(ordering: .relaxed) }
+
+    /// Waits for the checks to end; whether every job's outputs are unchanged.
+    func allUnchanged() -> Bool {
+        done.wait()
+        done.signal()  // so that `stop()` returns too
+        return !failure.load(ordering: .relaxed)
+    }
+
+    /// Stops the checks and waits for their thread to end.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        done.wait()
+        done.signal()
+    }
+}
+
+/// The jobs of a file by position, with the positions of each job's needs, for a pass over
+/// every job that looks its needs up by position rather than by name.
+struct JobGraph {
+    /// The positions of the jobs, each after the jobs it needs: the order of
+    /// `ShellWorkflow.needsFirst(_:)` (the same walk).
+    private(set) var needsFirst: [Int] = []
+    /// The positions of the needs of every job, one after another (`needStarts` says where
+    /// each job's begin): of a job's `needs`, those that name a job of the file, in order.
+    private var needPositions: [Int] = []
+    private var needStarts: [Int] = [0]
+
+    /// - Complexity: O(jobs + needs).
+    init(_ jobs: [WorkflowFile.Job]) {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(jobs.count)
+        for (position, job) in jobs.enumerated() where index[job.name] == nil { index[job.name] = position }
+        needStarts.reserveCapacity(jobs.count + 1)
+        var complete = true
+        for job in jobs {
+            for need in job.needs {
+                if let position = index[need.name] { needPositions.append(position) } else { complete = false }
+            }
+            needStarts.append(needPositions.count)
+        }
+        // The walk of `ShellWorkflow.needsFirst(_:)`, over positions: a need naming no job of
+        // the file is passed over, as there.
+        var placed = [Bool](repeating: false, count: jobs.count)
+        needsFirst.reserveCapacity(jobs.count)
+        var stack: [(job: Int, next: Int)] = []
+        for root in jobs.indices where !placed[root] {
+            stack.append((root, needStarts[root]))
+            placed[root] = true
+            while let top = stack.last {
+                if top.next < needStarts[top.job + 1] {
+                    stack[stack.count - 1].next += 1
+                    let need = needPositions[top.next]
+                    if !placed[need] {
+                        placed[need] = true
+                        stack.append((need, needStarts[need]))
+                    }
+                    continue
+                }
+                stack.removeLast()
+                needsFirst.append(top.job)
+            }
+        }
+        // A need that names no job of the file (never the case in a checked file) would shift
+        // the positions of a job's needs: they are looked up by name then.
+        if !complete { needStarts = [Int](repeating: 0, count: jobs.count + 1); needPositions = [] }
+    }
+
+    /// The positions of the needs of the job at `position`, in the order of its `needs`.
+    func needs(of position: Int) -> ArraySlice<Int> {
+        needPositions[needStarts[position]..<needStarts[position + 1]]
     }
 }
 

@@ -94,8 +94,12 @@ struct RunCommand: AsyncParsableCommand {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             throw ExitCode(try await session.follow(QueueRunID(run)))
         }
+        // Read while the file loads: the journal beside it, for the file's runs.
+        let prefetch = execution.noJournal || queue.location != nil ? nil : JournalPrefetch(
+            path: journal.path(beside: JournalPrefetch.directory(ofFile: file.file)), workflow: absolutePath(file.file))
         let loaded = try expandOrExit(execution.noJournal ? try loadOrExit(file.file) : try CompiledWorkflow.load(file.file))
         let workflowFile = try selectOrExit(loaded, only: only)
+        ProcessLifetime.keep([loaded, workflowFile])
         if let location = queue.location {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             let run = try await session.submit(workflowFile, force: execution.force)
@@ -103,11 +107,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         var session = RunSession(file: workflowFile, options: execution)
         try session.checkInputs(in: loaded)
-        if !execution.noJournal, let journal = try self.journal.openForRun(beside: workflowFile.directory) {
+        let journalPath = journal.path(beside: workflowFile.directory)
+        let prefetched = prefetch.flatMap { $0.journal?.path == journalPath ? $0 : nil }
+        if !execution.noJournal, let journal = try prefetched?.journal ?? self.journal.openForRun(beside: workflowFile.directory) {
             let info = RunInfo(only: only, keepGoing: execution.keepGoing)
             session.recorder = try await journal.recorder(waiting: !execution.noWait) {
                 try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)
             }
+            session.prefetched = prefetched?.current()
         }
         if execution.explain, session.recorder == nil {
             printError("warning: --explain has nothing to explain without the journal: every job runs")

@@ -13,6 +13,8 @@ struct RunSession {
     let options: ExecutionOptions
     /// Records the run (in its journal); nil with `--no-journal`.
     var recorder: JournalRecorder?
+    /// The recorder's journal as read while the file loaded, if still current.
+    var prefetched: JournalPrefetch.Read?
     /// The run's glob expansions, shared by the input check and the up-to-date checks.
     let expansions = PatternExpansions()
 
@@ -33,25 +35,35 @@ struct RunSession {
         let runner = ProcessRunner(terminationGrace: try duration(options.gracePeriod, option: "--grace-period"))
         let control = RunControl(runner: runner)
         let interrupts = Interrupts(first: { control.stop(interrupted: true) }, again: { runner.signalAll(SIGKILL) })
-        let report = try await run(control: control, stopSignals: { interrupts.stop() })
+        guard let report = try await run(control: control, stopSignals: { interrupts.stop() }) else { return }
         if control.interrupted { throw ExitCode(ExitStatus.interrupted) }
         if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
     }
 
+    /// Whether a run whose every job is up to date ends before it starts (see
+    /// `skipIfAllUpToDate`), with no report. A watch wants each run's report.
+    var skipsWhenUpToDate = true
+
     /// Runs the jobs with `control`'s runner, until they end or `control` stops them.
     /// - Parameter stopSignals: called when the run has ended, before its summary.
-    /// - Returns: the run's report.
-    func run(control: RunControl, stopSignals: () -> Void = {}) async throws -> RunReport {
+    /// - Returns: the run's report; nil when every job was up to date and nothing started.
+    func run(control: RunControl, stopSignals: () -> Void = {}) async throws -> RunReport? {
         defer {
             recorder?.close()
             deleteOldRuns()
         }
-        let outputDirectory = try makeOutputDirectory()
-        defer { rmdir(outputDirectory) }  // when every job printed nothing: it is empty
-        let runner = control.runner
         let grace = try duration(options.gracePeriod, option: "--grace-period")
         let progressDescriptor = options.json ? STDERR_FILENO : STDOUT_FILENO
         let console = Console(descriptor: progressDescriptor, isLive: Console.isTerminal(progressDescriptor))
+        if skipsWhenUpToDate, try skipIfAllUpToDate(console: console) {
+            stopSignals()
+            return nil
+        }
+        let upToDate = try upToDate(console: console)
+        ProcessLifetime.keep(upToDate)
+        let outputDirectory = try makeOutputDirectory()
+        defer { rmdir(outputDirectory) }  // when every job printed nothing: it is empty
+        let runner = control.runner
         let progress = Progress(
             console: console, file: file, verbose: options.verbose, showsSuccessOutput: !options.noSuccessOutput)
         let recorder = self.recorder
@@ -67,8 +79,8 @@ struct RunSession {
                         // A job that printed nothing has no output file.
                         output: FileManager.default.fileExists(atPath: attempt.outputPath) ? attempt.outputPath : nil)
                 },
-                upToDate: try upToDate(console: console))
-        } catch let error as WorkflowFileError {
+                upToDate: upToDate)
+        } catch {
             printError(error.description)
             throw ExitCode(ExitStatus.invalid)
         }
@@ -123,6 +135,59 @@ struct RunSession {
         return report
     }
 
+    /// Ends the run without starting it when every job is up to date (decided in one pass,
+    /// see `UpToDate.allUpToDate()`): the journal gets the records such a run leaves, and the
+    /// console the lines. Not for a resumed run, nor with `--force`; with `--json` or `--trace`
+    /// the run starts as usual, for its report.
+    /// - Returns: Whether the run ended here.
+    private func skipIfAllUpToDate(console: Console) throws -> Bool {
+        guard let recorder, !recorder.isResuming, !options.force, !options.json, options.trace == nil,
+              file.jobs.allSatisfy({ !$0.outputEntries.isEmpty }) else { return false }
+        // The fingerprints read while the file loaded (without their parts) are enough to tell,
+        // but for a job with a depfile: the files its depfile named are among its parts.
+        let withParts = file.jobs.contains { $0.depfile != nil }
+        let prefetched = self.prefetched.flatMap { $0.journal === recorder.journal ? $0 : nil }
+        let check: UpToDate
+        do {
+            let stored = withParts ? nil : prefetched?.fingerprints
+            check = UpToDate(
+                file: file, stored: try stored ?? recorder.journal.fingerprints(workflow: Self.key(of: file), withParts: withParts),
+                hasher: FileHasher(cache: try prefetched?.fileHashes ?? recorder.journal.fileHashes(), recorder: recorder),
+                expansions: expansions, recorder: recorder, force: false, explain: nil)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        ProcessLifetime.keep(check)
+        guard let upToDate = check.allUpToDate() else { return false }
+        // Each job "ran" when the pass ended, taking no time (as up-to-date jobs take next to
+        // none): the pass's whole length on every job would read as each job's in `show`.
+        let checkEnd = recorder.elapsed
+        // In the order the run would have added them.
+        let jobs = upToDate.map { JobID($0) }
+        console.line("sequencer: run #\(recorder.runID) of \(file.path)")
+        if options.verbose {
+            let total = jobs.count
+            var lines = ""
+            for (index, job) in jobs.enumerated() { lines += "[\(index + 1)/\(total)] up to date \(job)\n" }
+            if !lines.isEmpty { lines.removeLast() }
+            console.line(lines)
+        }
+        let duration = recorder.elapsed
+        do {
+            try recorder.recordUpToDateRun(
+                jobs: jobs, checked: [(start: Duration, end: Duration)](repeating: (checkEnd, checkEnd), count: jobs.count),
+                duration: duration)
+        } catch {
+            printError("warning: the run could not be recorded in full: \(error)")
+        }
+        log.debug("finished", metadata: [
+            "status": "succeeded", "duration": "\(duration)", "globWalks": "\(expansions.walks)", "started": "none, all up to date",
+        ])
+        RunSummary.printAllUpToDate(jobs: jobs.count, duration: duration, to: console)
+        return true
+    }
+
     /// The up-to-date checks, when the run is journaled and some job has outputs.
     private func upToDate(console: Console) throws -> (any UpToDateCheck)? {
         let check = try journalChecks(console: console)
@@ -157,7 +222,9 @@ struct RunSession {
         guard let recorder, let keep = try? options.runsToKeep, keep > 0 else { return }
         let key = Self.key(of: file)
         do {
-            guard try recorder.journal.runs(workflow: key, limit: keep).contains(where: { $0.id == recorder.runID }) else { return }
+            // One more than kept: when the file has no more runs than it keeps, nothing is deleted.
+            let newest = try recorder.journal.runs(workflow: key, limit: keep + 1)
+            guard newest.count > keep, newest.prefix(keep).contains(where: { $0.id == recorder.runID }) else { return }
             _ = try recorder.journal.deleteRunsAndOutput(keeping: keep, workflow: key)
         } catch {
             log.debug("old runs not deleted", metadata: ["error": "\(error)"])

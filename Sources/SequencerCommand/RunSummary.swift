@@ -16,10 +16,8 @@ struct RunSummary {
             guard count > 0 else { continue }
             counts.append("\(count) \(Self.name(of: status))")
         }
-        let total = shell.file.jobs.count
         let verdict = interrupted ? "interrupted" : report.status.rawValue
-        console.line("sequencer: \(verdict): \(total) job\(total == 1 ? "" : "s") in \(seconds(report.duration)): "
-                     + counts.joined(separator: ", "))
+        console.line(Self.countsLine(verdict: verdict, jobs: shell.file.jobs.count, duration: report.duration, counts: counts))
         let path = report.criticalPathSteps
         if let first = path.first, let last = path.last {
             console.line("critical path (\(seconds(last.endedAt - first.startedAt))): "
@@ -30,6 +28,17 @@ struct RunSummary {
             let names = failures.prefix(10).map(\.id.rawValue).joined(separator: ", ")
             console.line("failed: \(names)" + (failures.count > 10 ? ", +\(failures.count - 10) more" : ""))
         }
+    }
+
+    /// The summary of a run that started nothing, every job being up to date: the line
+    /// ``print(to:)`` prints for such a run (it has no critical path: up-to-date jobs take no time).
+    static func printAllUpToDate(jobs: Int, duration: Duration, to console: Console) {
+        console.line(countsLine(verdict: RunStatus.succeeded.rawValue, jobs: jobs, duration: duration, counts: ["\(jobs) up to date"]))
+    }
+
+    /// `sequencer: succeeded: 51 jobs in 14.2s: 3 up to date, 48 succeeded`
+    private static func countsLine(verdict: String, jobs: Int, duration: Duration, counts: [String]) -> String {
+        "sequencer: \(verdict): \(jobs) job\(jobs == 1 ? "" : "s") in \(seconds(duration)): " + counts.joined(separator: ", ")
     }
 
     static func name(of status: JobStatus) -> String {

@@ -60,6 +60,11 @@ public final class FileHasher: Sendable {
         hex(SHA256.hash(data: bytes))
     }
 
+    /// The SHA-256 of `bytes`, in hex.
+    public static func digest(of bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { hex(SHA256.hash(data: $0)) }
+    }
+
     /// A quick 64-bit hash of `text` (FNV-1a), in hex: for telling which part of a
     /// fingerprint changed, not for the fingerprint itself.
     public static func quickDigest(of text: String) -> String {
@@ -73,10 +78,41 @@ public final class FileHasher: Sendable {
 
     /// The file's stamp as text (`size:mtime:inode`), `directory`, or `none` when nothing is there.
     public static func describeStamp(of path: String) -> String {
+        var text: [UInt8] = []
+        describeStamp(of: path, into: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// ``describeStamp(of:)`` as UTF-8 in `text` (replacing what it held), so that a caller
+    /// checking many files reuses one buffer.
+    public static func describeStamp(of path: String, into text: inout [UInt8]) {
         var info = stat()
-        guard stat(path, &info) == 0 else { return "none" }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return "directory" }
-        return stamp(info).map { "\($0.size):\($0.modified):\($0.inode)" } ?? "none"
+        describeStamp(stat(path, &info) == 0 ? info : nil, into: &text)
+    }
+
+    /// ``describeStamp(of:into:)`` of what `stat` said (nil: nothing there).
+    static func describeStamp(_ info: stat?, into text: inout [UInt8]) {
+        text.removeAll(keepingCapacity: true)
+        guard let info else { return text.append(contentsOf: "none".utf8) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return text.append(contentsOf: "directory".utf8) }
+        guard let stamp = stamp(info) else { return text.append(contentsOf: "none".utf8) }
+        // Written digit by digit: an up-to-date check describes every output of every job.
+        appendDecimal(stamp.size, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDecimal(stamp.modified, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDecimal(stamp.inode, to: &text)
+    }
+
+    private static func appendDecimal(_ number: Int64, to text: inout [UInt8]) {
+        if number < 0 { text.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        let start = text.count
+        repeat {
+            text.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        text[start...].reverse()
     }
 
     private static func digest(_ path: String) -> String? {
@@ -106,5 +142,45 @@ public final class FileHasher: Sendable {
             bytes.append(digits[Int(byte & 0xF)])
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// ``FileHasher/describeStamp(of:into:)`` for many files, each looked up from an open handle on
+/// its directory (`fstatat`), so that the directory's own path is walked once rather than once
+/// per file: an up-to-date check of a large file stats every job's outputs, most of them in a
+/// few directories. The same answers as `describeStamp(of:into:)`. For one thread at a time.
+///
+/// ```swift
+/// let reader = StampReader()
+/// var stamp: [UInt8] = []
+/// reader.describeStamp(of: "./out/1", into: &stamp)   // opens ./out once
+/// reader.describeStamp(of: "./out/2", into: &stamp)
+/// ```
+public final class StampReader {
+    /// An open handle on each directory met, or -1 where none could be opened.
+    private var directories: [Substring: Int32] = [:]
+
+    public init() {}
+
+    deinit {
+        for descriptor in directories.values where descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The stamp of the file at `path` as ``FileHasher/describeStamp(of:into:)`` writes it.
+    public func describeStamp(of path: String, into text: inout [UInt8]) {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else {
+            return FileHasher.describeStamp(of: path, into: &text)
+        }
+        let directory = path[..<slash]
+        let descriptor = directories[directory] ?? {
+            // A directory that cannot be read (search permission only) is stat'ed by path.
+            let opened = open(String(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            directories[directory] = opened
+            return opened
+        }()
+        guard descriptor >= 0 else { return FileHasher.describeStamp(of: path, into: &text) }
+        var info = stat()
+        let found = String(path[path.utf8.index(after: slash)...]).withCString { fstatat(descriptor, $0, &info, 0) } == 0
+        FileHasher.describeStamp(found ? info : nil, into: &text)
     }
 }

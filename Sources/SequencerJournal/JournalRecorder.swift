@@ -27,6 +27,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     private let info: String?
     /// The wall-clock time of this session's start, in nanoseconds since 1970.
     private let origin: Int64
+    /// The same moment on the continuous clock.
+    private let originInstant = ContinuousClock.now
 
     private let condition = NSCondition()
     /// Records from the caller (attempts, fingerprints, file hashes), written with the next batch.
@@ -109,6 +111,67 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         thread.start()
         return restored
     }
+
+    /// Records a run that started nothing because every job was up to date: the same records
+    /// as a run whose every job ended ``JobStatus/upToDate`` (one attempt each), and the file
+    /// hashes recorded so far, written in one transaction, then the journal is let go, as at the end of a run (but not checkpointed:
+    /// see below). Use it instead of starting the run, not as well.
+    ///
+    /// ```swift
+    /// if check.allUpToDate() {
+    ///     try recorder.recordUpToDateRun(jobs: names, checked: times, duration: .now - start)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - jobs: The jobs, in the order the run would have added them (each job after its needs).
+    ///   - checked: When each job's check started and ended, as offsets from the recorder's
+    ///     creation (by position in `jobs`); nil entries, or a shorter array, record no time.
+    ///   - duration: How long the run took, from the recorder's creation.
+    /// - Throws: ``JournalError`` when the run cannot be written, or when this recorder already
+    ///   recorded a run or resumes one.
+    public func recordUpToDateRun(jobs: [JobID], checked: [(start: Duration, end: Duration)], duration: Duration) throws {
+        guard !isResuming, condition.withLock({ self.log == nil && !finished }) else {
+            throw JournalError(
+                code: .busy, path: journal.path,
+                message: "run #\(runID) was already recorded (or is being resumed); begin a new run for an up-to-date one")
+        }
+        var records: [JobLog.Record] = []
+        records.reserveCapacity(jobs.count)
+        for position in jobs.indices {
+            let time = position < checked.count ? checked[position] : nil
+            records.append(JobLog.Record(
+                position: UInt32(position), ended: true, status: JobLog.code(of: .upToDate), flags: JobLog.Record.upToDate,
+                attempts: 1, startedAt: time?.start.wholeNanoseconds ?? -1, endedAt: time?.end.wholeNanoseconds ?? -1))
+        }
+        // What the checks noted meanwhile (the hashes of files read again) goes in too.
+        let entries = condition.withLock { () -> [Entry] in
+            defer { pending.removeAll() }
+            return pending
+        }
+        try journal.write { db in
+            try write(entries, db)
+            try db.execute(
+                sql: """
+                    INSERT INTO runs (id, workflow, info, status, started_at, ended_at, job_count, skipped)
+                    VALUES (?, ?, ?, 'succeeded', ?, ?, ?, ?)
+                    """,
+                arguments: [runID, workflow, info, origin, origin + duration.wholeNanoseconds, jobs.count, jobs.count])
+            try addSession(1, names: jobs, db)
+            try db.execute(
+                sql: "INSERT INTO job_log (run_id, session, seq, records) VALUES (?, 1, 1, ?)",
+                arguments: [runID, JobLog.pack(records)])
+        }
+        condition.withLock { finished = true }
+        // No checkpoint, unlike the end of a run that ran something: the run's records stay in
+        // the WAL (durable, and read as usual) until the next run's checkpoint or SQLite's
+        // automatic one. Its two syncs took longer than the rest of a no-op run's journal work,
+        // and the main file lacks only this run's history: no fingerprint changed.
+        journal.lock.release(lockHolder)
+    }
+
+    /// The time since this recorder was created: the origin of the offsets it records.
+    public var elapsed: Duration { ContinuousClock.now - originInstant }
 
     private func addSession(_ session: Int64, names: [JobID], _ db: Database) throws {
         try db.execute(

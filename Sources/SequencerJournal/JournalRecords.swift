@@ -124,6 +124,33 @@ public struct JournalFingerprint: Sendable, Hashable {
     /// Each output's stamp after the success, by path.
     public var outputs: [String: String] { Self.decode(outputsText) }
 
+    /// Whether `output`, whose stamp is now `stamp` (as ``FileHasher/describeStamp(of:into:)``
+    /// writes it), is as the success left it: its stamp is the one ``outputs`` has, or
+    /// ``outputs`` has none. An up-to-date check asks this of every output of every job, so
+    /// the others are not decoded.
+    ///
+    /// - Complexity: O(length of the outputs' text).
+    public func outputMatches(_ output: String, stamp: [UInt8]) -> Bool {
+        var text = outputsText
+        var output = output
+        return text.withUTF8 { text in
+            output.withUTF8 { output in
+                var recorded: Slice<UnsafeBufferPointer<UInt8>>?
+                var start = 0
+                while start < text.count {
+                    var end = start
+                    while end < text.count, text[end] != UInt8(ascii: "\n") { end += 1 }
+                    let line = text[start..<end]
+                    if let tab = line.lastIndex(of: UInt8(ascii: "\t")), line[..<tab].elementsEqual(output) {
+                        recorded = line[(tab + 1)...]  // the last line wins, as in `outputs`
+                    }
+                    start = end + 1
+                }
+                return recorded.map { $0.elementsEqual(stamp) } ?? true
+            }
+        }
+    }
+
     static func encode(_ parts: [String: String]) -> String {
         parts.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n")
     }

@@ -45,16 +45,30 @@ extension SQLiteJournal {
     public var isRecordingElsewhere: Bool { lock.isHeldElsewhere() }
 
     /// The fingerprints of the last successes of `workflow`'s jobs, by job.
-    public func fingerprints(workflow: String) throws -> [String: JournalFingerprint] {
+    ///
+    /// - Parameter withParts: Whether to read each fingerprint's parts, which only explaining a
+    ///   change needs; without them (`JournalFingerprint.parts` is then empty), a no-op run of a
+    ///   large file reads a quarter of the bytes.
+    public func fingerprints(workflow: String, withParts: Bool = true) throws -> [String: JournalFingerprint] {
         try read { db in
             var fingerprints: [String: JournalFingerprint] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM fingerprints WHERE workflow = ?", arguments: [workflow])
+            // Columns by position, read straight from the statement: a no-op run reads a row per job.
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT name, fingerprint, \(withParts ? "parts" : "''"), outputs, run_id FROM fingerprints WHERE workflow = ?",
+                arguments: [workflow])
             while let row = try rows.next() {
-                fingerprints[row["name"]] = JournalFingerprint(
-                    fingerprint: row["fingerprint"], partsText: row["parts"], outputsText: row["outputs"], runID: row["run_id"])
+                fingerprints[row[0]] = JournalFingerprint(
+                    fingerprint: row[1], partsText: row[2], outputsText: row[3], runID: row[4])
             }
             return fingerprints
         }
+    }
+
+    /// A number that changes whenever another connection (another process, or another
+    /// `SQLiteJournal` of the same file) commits to the journal (`PRAGMA data_version`): when
+    /// it is the same before and after some reads, those reads are still current.
+    public func dataVersion() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
     }
 
     /// The cache of file hashes: each file's stamp when it was hashed, and its hash.

@@ -1,6 +1,7 @@
 import Foundation
 import Sequencer
 import SequencerBuild
+import SequencerJournal
 import SequencerTestSupport
 import SequencerWorkflowFile
 import Testing
@@ -59,6 +60,25 @@ import Testing
         try project.directory.write("main.h", "// main.h\n")
         #expect(try await project.pass(Self.yaml, running: compile).isEmpty)
         #expect(project.warnings.withLock { $0 }.isEmpty)
+    }
+
+    /// The pass that decides every job before a run (the no-op run's) hashes the files the
+    /// depfiles named, as the job-by-job checks do.
+    @Test func theOnePassDecisionSeesDepfileHeaders() async throws {
+        let project = try Project()
+        try sources(project)
+        let compile = Self.compile(project, includes: ["main.c": ["common.h", "main.h"], "util.c": ["util.h"]])
+        _ = try await project.pass(Self.yaml, running: compile)
+        func allUpToDate() throws -> [String]? {
+            let file = try WorkflowFile.parse(Self.yaml, path: project.directory.file("sequencer.yml"))
+            return UpToDate(
+                file: file, stored: try project.journal.fingerprints(workflow: "w"), hasher: FileHasher(),
+                expansions: PatternExpansions(), recorder: try project.journal.beginRun(workflow: "w"), force: false, explain: nil
+            ).allUpToDate()
+        }
+        #expect(try allUpToDate() == ["compile-main", "compile-util", "link"])
+        try project.directory.write("main.h", "// edited\n")
+        #expect(try allUpToDate() == nil)
     }
 
     @Test func aNewIncludeIsFollowedFromTheRunAfterIt() async throws {

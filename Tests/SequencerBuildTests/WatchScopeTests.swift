@@ -68,19 +68,6 @@ import Testing
         #expect(scope.selection(affected: [], owed: []) == [])
     }
 
-    @Test func theDirectoriesAreEachInputsAndEveryOneUnderADeepGlobsRoot() throws {
-        let directory = try TemporaryDirectory(prefix: "sequencer-scope")
-        let root = directory.url.path
-        for path in ["src", "include/a/b", "include/.git/objects", "docs"] {
-            try FileManager.default.createDirectory(atPath: root + "/" + path, withIntermediateDirectories: true)
-        }
-        let file = try WorkflowFile.parse(yaml, path: root + "/sequencer.yml")
-        let scope = WatchScope(file: file, stored: [:])
-        // site/docs does not exist: its nearest parent, the file's directory, is watched.
-        #expect(scope.directories() == [root, root + "/src", root + "/include", root + "/include/a", root + "/include/a/b"])
-        #expect(scope.directories(walking: false) == [root, root + "/src", root + "/include"])
-    }
-
     /// An included file is the workflow; so is a file coming or going where a template ranges
     /// over files (its job comes or goes), but not an edit of a file it already has.
     @Test func includesAndTemplateFilesAreTheWorkflow() throws {
@@ -105,6 +92,19 @@ import Testing
         #expect(scope.change(at: directory.file("src/a.c")) == .jobs(["compile-a"]))
         #expect(scope.change(at: directory.file("src/a.h")) == .ignored)
         #expect(scope.directories().contains(directory.file("src")))
+    }
+
+    @Test func theDirectoriesAreEachInputsAndEveryOneUnderADeepGlobsRoot() throws {
+        let directory = try TemporaryDirectory(prefix: "sequencer-scope")
+        let root = directory.url.path
+        for path in ["src", "include/a/b", "include/.git/objects", "docs"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + path, withIntermediateDirectories: true)
+        }
+        let file = try WorkflowFile.parse(yaml, path: root + "/sequencer.yml")
+        let scope = WatchScope(file: file, stored: [:])
+        // site/docs does not exist: its nearest parent, the file's directory, is watched.
+        #expect(scope.directories() == [root, root + "/src", root + "/include", root + "/include/a", root + "/include/a/b"])
+        #expect(scope.directories(walking: false) == [root, root + "/src", root + "/include"])
     }
 
     @Test func aGlobDeeperThanItsRootWatchesNewDirectoriesUnderIt() throws {

@@ -73,6 +73,7 @@ struct WatchSession: Sendable {
         do {
             var session = RunSession(file: file.selected, options: options)
             session.only = selection
+            session.skipsWhenUpToDate = false
             try session.checkInputs(in: file.whole)
             if let journal {
                 let info = RunInfo(only: only, keepGoing: options.keepGoing)
