@@ -46,11 +46,12 @@ final class RunControl: Sendable {
             state.interrupted = state.interrupted || interrupted
             return (state.run, state.console)
         }
-        guard let run else { return }
         if interrupted {
-            console?.line("interrupted: stopping \(run.snapshot.running.count) running job(s); interrupt again to kill them")
+            // Before the run is known (it is starting), it is stopped as it starts.
+            let what = run.map { "\($0.snapshot.running.count) running job(s)" } ?? "the run"
+            console?.line("interrupted: stopping \(what); interrupt again to kill them")
         }
-        run.cancel()
+        run?.cancel()
     }
 }
 
