@@ -213,10 +213,18 @@ final class CrashDriver {
         while true {
             try ledger.read()
             if condition(ledger) { return }
-            guard ContinuousClock.now < deadline else { throw CrashHarnessError("waited \(seconds) s for \(what ?? "an event")") }
+            guard ContinuousClock.now < deadline else {
+                throw CrashHarnessError("waited \(seconds) s for \(what ?? "an event"); the ledger ends:\n\(tail(ledger.path))\nthe workers' log ends:\n\(tail(directory.file("workers.log")))")
+            }
             try await noteEnded()
             try await Task.sleep(for: .milliseconds(1))
         }
+    }
+
+    /// The last lines of the file at `path` (the ledger, or the workers' output), for an error.
+    func tail(_ path: String, lines: Int = 30) -> String {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "(none)"
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
     }
 
     /// Appends a line of the driver's to the ledger, in one write.
