@@ -25,6 +25,10 @@ public enum CompiledWorkflowCache {
         public let fromCopy: Bool
         /// Why a new copy could not be written, if it could not: only a missed shortcut.
         public let saveError: (any Error)?
+        /// The SHA-256 of the bytes the file was loaded from, and the digest over the files it
+        /// includes (``includesDigest(of:)``): nil when it could not be read.
+        public var fileDigest: String?
+        public var includesDigest: String?
     }
 
     /// Reads the workflow file at `path`, from its compiled copy when that matches the file.
@@ -38,31 +42,37 @@ public enum CompiledWorkflowCache {
             // Reports why it cannot be read.
             return Loaded(file: try WorkflowFile.load(path: path), fromCopy: false, saveError: nil)
         }
-        let hash = Array(FileHasher.digest(of: data).utf8)
+        let digest = FileHasher.digest(of: data)
+        let hash = Array(digest.utf8)
         let copy = copyPath(for: path)
         let header = hash.count * 2
         if let cached = FileManager.default.contents(atPath: copy), cached.count > header,
            cached.prefix(hash.count).elementsEqual(hash),
-           let file = WorkflowFile(compiled: Array(cached.dropFirst(header)), path: path),
-           cached.dropFirst(hash.count).prefix(hash.count).elementsEqual(includesHash(of: file)),
-           file.listingsAreCurrent() {
-            return Loaded(file: file, fromCopy: true, saveError: nil)
+           let file = WorkflowFile(compiled: Array(cached.dropFirst(header)), path: path) {
+            let includes = includesDigest(of: file.includes)
+            if cached.dropFirst(hash.count).prefix(hash.count).elementsEqual(includes.utf8), file.listingsAreCurrent() {
+                return Loaded(file: file, fromCopy: true, saveError: nil, fileDigest: digest, includesDigest: includes)
+            }
         }
         // The text is decoded (and checked to be UTF-8) only when it is parsed.
         guard let text = String(data: data, encoding: .utf8) else {
             return Loaded(file: try WorkflowFile.load(path: path), fromCopy: false, saveError: nil)
         }
         let file = try WorkflowFile.parse(text, path: path)
-        return Loaded(file: file, fromCopy: false, saveError: save(Data(hash + includesHash(of: file) + file.compiled()), to: copy))
+        let includes = includesDigest(of: file.includes)
+        return Loaded(
+            file: file, fromCopy: false, saveError: save(Data(hash + Array(includes.utf8) + file.compiled()), to: copy),
+            fileDigest: digest, includesDigest: includes)
     }
 
-    /// The SHA-256 over the files `file` includes, as they are now (a file that cannot be
-    /// read counts as empty: the copy is then not used, as its hash was taken when it could).
-    private static func includesHash(of file: WorkflowFile) -> [UInt8] {
-        let hashes = file.includes.map { path in
+    /// The SHA-256 over the files at `includes` (a file's includes), as they are now (a file
+    /// that cannot be read counts as empty: the copy is then not used, as its hash was taken
+    /// when it could).
+    public static func includesDigest(of includes: [String]) -> String {
+        let hashes = includes.map { path in
             path + "\0" + (FileManager.default.contents(atPath: path).map(FileHasher.digest(of:)) ?? "unreadable")
         }
-        return Array(FileHasher.digest(of: Data(hashes.joined(separator: "\n").utf8)).utf8)
+        return FileHasher.digest(of: Data(hashes.joined(separator: "\n").utf8))
     }
 
     /// Where the compiled copy of the workflow file at `path` is kept.

@@ -113,12 +113,22 @@ public final class UpToDate: UpToDateCheck {
     ///   nil otherwise, and with `force`.
     /// - Complexity: O(jobs + needs + inputs), and a `stat` per output and input file.
     public func allUpToDate() -> [String]? {
+        allUpToDate(collecting: false)?.names
+    }
+
+    /// ``allUpToDate()``, with the files the pass read (every output, every input, every file a
+    /// depfile named), each once, with its stamp as the pass saw it: an ``UpToDateState``'s.
+    public func allUpToDateWithFiles() -> (names: [String], files: [UpToDateState.File])? {
+        allUpToDate(collecting: true)
+    }
+
+    private func allUpToDate(collecting: Bool) -> (names: [String], files: [UpToDateState.File])? {
         guard !force else { return nil }
         let jobs = file.jobs
         // The outputs are checked (a `stat` each) on a thread of their own meanwhile.
-        let outputs = OutputCheck(jobs: jobs) { [self] job, reader in
+        let outputs = OutputCheck(jobs: jobs, collecting: collecting) { [self] job, reader, seen in
             guard let last = stored[job.name] else { return false }
-            return outputsUnchanged(of: job, since: last, reader: reader)
+            return outputsUnchanged(of: job, since: last, reader: reader, seen: &seen)
         }
         defer { outputs.stop() }
         let graph = JobGraph(jobs)
@@ -129,6 +139,8 @@ public final class UpToDate: UpToDateCheck {
         // Each input file's hash, by path: nothing runs during the pass, so a file that many
         // jobs read (a header every job's glob matches) is looked at once, as in ninja's stat cache.
         var inputHashes: [String: String] = [:]
+        var inputs: [UpToDateState.File] = []
+        var stamp: [UInt8] = []
         for position in graph.needsFirst {
             let job = jobs[position]
             guard !job.outputEntries.isEmpty, let last = stored[job.name] else { return nil }
@@ -138,7 +150,8 @@ public final class UpToDate: UpToDateCheck {
                 index < needs.count ? fingerprints[needs[needs.startIndex + index]] : stored[name]?.fingerprint
             } inputHash: { path in
                 if let hash = inputHashes[path] { return hash }
-                let hash = hasher.hash(path) ?? "missing"
+                let hash = (collecting ? hasher.hash(path, stamp: &stamp) : hasher.hash(path)) ?? "missing"
+                if collecting { inputs.append(UpToDateState.File(path: path, stamp: stamp)) }
                 inputHashes[path] = hash
                 return hash
             }.fingerprint(scratch: &text)
@@ -146,16 +159,22 @@ public final class UpToDate: UpToDateCheck {
             fingerprints[position] = fingerprint
             names.append(job.name)
         }
-        return outputs.allUnchanged() ? names : nil
+        guard outputs.allUnchanged() else { return nil }
+        return (names, outputs.seen + inputs)
     }
 
     /// Whether every output of `job` is as its last success left it: ``changedOutput(of:since:)``
     /// without the words, for the pass over every job.
-    private func outputsUnchanged(of job: WorkflowFile.Job, since last: JournalFingerprint, reader: StampReader) -> Bool {
+    /// Each output it looks at goes in `seen`, when there is one.
+    private func outputsUnchanged(
+        of job: WorkflowFile.Job, since last: JournalFingerprint, reader: StampReader, seen: inout [UpToDateState.File]?
+    ) -> Bool {
         let directory = file.directory(of: job)
         var stamp: [UInt8] = []
         for entry in job.outputEntries {
-            reader.describeStamp(of: resolve(entry.path, in: directory), into: &stamp)
+            let path = resolve(entry.path, in: directory)
+            reader.describeStamp(of: path, into: &stamp)
+            seen?.append(UpToDateState.File(path: path, stamp: stamp))
             guard !stamp.elementsEqual("none".utf8), last.outputMatches(entry.path, stamp: stamp) else { return false }
         }
         return true
@@ -339,23 +358,37 @@ final class OutputCheck: Sendable {
     private let failure = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
+    private let collected = Mutex<[UpToDateState.File]>([])
 
     /// Starts checking `jobs`: `unchanged` says whether a job's outputs are as its last
-    /// success left them.
-    init(jobs: [WorkflowFile.Job], unchanged: @escaping @Sendable (WorkflowFile.Job, StampReader) -> Bool) {
+    /// success left them, and notes the outputs it looked at in its last argument when
+    /// `collecting` (nil otherwise).
+    init(
+        jobs: [WorkflowFile.Job], collecting: Bool = false,
+        unchanged: @escaping @Sendable (WorkflowFile.Job, StampReader, inout [UpToDateState.File]?) -> Bool
+    ) {
         let thread = Thread { [self] in
             let reader = StampReader()
+            var seen: [UpToDateState.File]? = collecting ? [] : nil
             for job in jobs {
                 guard !stopped.load(ordering: .relaxed) else { break }
-                if !unchanged(job, reader) {
+                if !unchanged(job, reader, &seen) {
                     failure.store(true, ordering: .relaxed)
                     break
                 }
             }
+            if let seen { collected.withLock { $0 = seen } }
             done.signal()
         }
         thread.name = "sequencer-output-check"
         thread.start()
+    }
+
+    /// The outputs looked at, with their stamps, once the checks have ended (when collecting).
+    var seen: [UpToDateState.File] {
+        done.wait()
+        done.signal()
+        return collected.withLock { $0 }
     }
 
     /// Whether a job's outputs were found changed (or missing) so far.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerBuild
 import SequencerJournal
 import SequencerQueue
 import SequencerWorkflowFile
@@ -94,10 +95,19 @@ struct RunCommand: AsyncParsableCommand {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             throw ExitCode(try await session.follow(QueueRunID(run)))
         }
+        var begun: (journal: SQLiteJournal, recorder: JournalRecorder)?
+        let everyJob = only.isEmpty && !execution.noJournal && queue.location == nil
+        if everyJob, !execution.force, !execution.json, execution.trace == nil {
+            switch try await UpToDateShortcut.run(path: file.file, options: execution, journal: journal) {
+            case .ended: return
+            case .notTaken(let run): begun = run
+            }
+        }
         // Read while the file loads: the journal beside it, for the file's runs.
-        let prefetch = execution.noJournal || queue.location != nil ? nil : JournalPrefetch(
+        let prefetch = execution.noJournal || queue.location != nil || begun != nil ? nil : JournalPrefetch(
             path: journal.path(beside: JournalPrefetch.directory(ofFile: file.file)), workflow: absolutePath(file.file))
-        let loaded = try expandOrExit(execution.noJournal ? try loadOrExit(file.file) : try CompiledWorkflow.load(file.file))
+        let (unexpanded, digests) = execution.noJournal ? (try loadOrExit(file.file), nil) : try CompiledWorkflow.loadWithDigests(file.file)
+        let loaded = try expandOrExit(unexpanded)
         let workflowFile = try selectOrExit(loaded, only: only)
         ProcessLifetime.keep([loaded, workflowFile])
         if let location = queue.location {
@@ -107,9 +117,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         var session = RunSession(file: workflowFile, options: execution)
         try session.checkInputs(in: loaded)
+        if everyJob, let digests, UpToDateState.canDescribe(loaded, pathsUseVariables: unexpanded.pathsUseVariables) {
+            session.stateSource = digests
+        }
         let journalPath = journal.path(beside: workflowFile.directory)
         let prefetched = prefetch.flatMap { $0.journal?.path == journalPath ? $0 : nil }
-        if !execution.noJournal, let journal = try prefetched?.journal ?? self.journal.openForRun(beside: workflowFile.directory) {
+        if let begun {
+            session.recorder = begun.recorder
+        } else if !execution.noJournal, let journal = try prefetched?.journal ?? self.journal.openForRun(beside: workflowFile.directory) {
             let info = RunInfo(only: only, keepGoing: execution.keepGoing)
             session.recorder = try await journal.recorder(waiting: !execution.noWait) {
                 try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)

@@ -26,6 +26,10 @@ struct RunSession {
     /// The key of a workflow file in the journal: its absolute path.
     static func key(of file: WorkflowFile) -> String { absolutePath(file.path) }
 
+    /// The digests of the workflow file and of its includes as loaded, when its every job
+    /// runs and an ``UpToDateState`` can describe it: a no-op run then keeps one.
+    var stateSource: (fileDigest: String, includesDigest: String)?
+
     /// Only these jobs run; the others are skipped as up to date (nil: every job may run).
     /// A watch sets it to the jobs a change affects and the jobs that depend on them.
     var only: Set<String>?
@@ -159,14 +163,42 @@ struct RunSession {
             throw ExitCode(ExitStatus.invalid)
         }
         ProcessLifetime.keep(check)
-        guard let upToDate = check.allUpToDate() else { return false }
+        // With the files the pass read, for the next no-op run's shortcut, when the file allows.
+        let names: [String]
+        var state: [UInt8]?
+        if let source = stateSource {
+            guard let decided = check.allUpToDateWithFiles() else { return false }
+            names = decided.names
+            state = UpToDateState(
+                fileDigest: source.fileDigest, includes: file.includes, includesDigest: source.includesDigest,
+                // Absolute: a later run may start in another directory.
+                names: decided.names, files: decided.files.map { UpToDateState.File(path: Self.absolute($0.path), stamp: $0.stamp) }
+            ).encoded()
+        } else {
+            guard let decided = check.allUpToDate() else { return false }
+            names = decided
+        }
+        Self.endUpToDate(jobs: names, path: file.path, recorder: recorder, console: console, verbose: options.verbose, state: state)
+        return true
+    }
+
+    /// `path` from the working directory, unless it is absolute (as written: no `..` resolved).
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// Records and reports a run whose every job (`jobs`, needs first) was up to date, and
+    /// keeps `state` (an encoded ``UpToDateState``) for the next one when there is one.
+    static func endUpToDate(
+        jobs names: [String], path: String, recorder: JournalRecorder, console: Console, verbose: Bool, state: [UInt8]?
+    ) {
         // Each job "ran" when the pass ended, taking no time (as up-to-date jobs take next to
         // none): the pass's whole length on every job would read as each job's in `show`.
         let checkEnd = recorder.elapsed
         // In the order the run would have added them.
-        let jobs = upToDate.map { JobID($0) }
-        console.line("sequencer: run #\(recorder.runID) of \(file.path)")
-        if options.verbose {
+        let jobs = names.map { JobID($0) }
+        console.line("sequencer: run #\(recorder.runID) of \(path)")
+        if verbose {
             let total = jobs.count
             var lines = ""
             for (index, job) in jobs.enumerated() { lines += "[\(index + 1)/\(total)] up to date \(job)\n" }
@@ -177,15 +209,12 @@ struct RunSession {
         do {
             try recorder.recordUpToDateRun(
                 jobs: jobs, checked: [(start: Duration, end: Duration)](repeating: (checkEnd, checkEnd), count: jobs.count),
-                duration: duration)
+                duration: duration, state: state)
         } catch {
             printError("warning: the run could not be recorded in full: \(error)")
         }
-        log.debug("finished", metadata: [
-            "status": "succeeded", "duration": "\(duration)", "globWalks": "\(expansions.walks)", "started": "none, all up to date",
-        ])
+        log.debug("finished", metadata: ["status": "succeeded", "duration": "\(duration)", "started": "none, all up to date"])
         RunSummary.printAllUpToDate(jobs: jobs.count, duration: duration, to: console)
-        return true
     }
 
     /// The up-to-date checks, when the run is journaled and some job has outputs.
@@ -219,8 +248,12 @@ struct RunSession {
     /// deleted when the run just recorded is not among the newest (an old run resumed), nor
     /// while another process records in the journal: a later run trims it.
     private func deleteOldRuns() {
-        guard let recorder, let keep = try? options.runsToKeep, keep > 0 else { return }
-        let key = Self.key(of: file)
+        guard let recorder else { return }
+        Self.deleteOldRuns(recorder: recorder, key: Self.key(of: file), options: options)
+    }
+
+    static func deleteOldRuns(recorder: JournalRecorder, key: String, options: ExecutionOptions) {
+        guard let keep = try? options.runsToKeep, keep > 0 else { return }
         do {
             // One more than kept: when the file has no more runs than it keeps, nothing is deleted.
             let newest = try recorder.journal.runs(workflow: key, limit: keep + 1)

@@ -40,6 +40,19 @@ public final class FileHasher: Sendable {
     /// The hash of the file at `path` (absolute), or nil when it is missing or unreadable.
     public func hash(_ path: String) -> String? {
         guard let stamp = Self.stamp(of: path) else { return nil }
+        return hash(path, stamp: stamp)
+    }
+
+    /// ``hash(_:)``, with the stamp it went by in `text`, as ``describeStamp(of:into:)`` writes it.
+    public func hash(_ path: String, stamp text: inout [UInt8]) -> String? {
+        var info = stat()
+        let found = stat(path, &info) == 0
+        Self.describeStamp(found ? info : nil, into: &text)
+        guard found, (info.st_mode & S_IFMT) == S_IFREG, let stamp = Self.stamp(info) else { return nil }
+        return hash(path, stamp: stamp)
+    }
+
+    private func hash(_ path: String, stamp: FileStamp) -> String? {
         if let cached = cache.withLock({ $0[path] }), cached.stamp == stamp { return cached.hash }
         guard let hash = Self.digest(path) else { return nil }
         // A file changed while it was read gets no cache entry: the next run reads it again.

@@ -128,9 +128,13 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     ///   - checked: When each job's check started and ended, as offsets from the recorder's
     ///     creation (by position in `jobs`); nil entries, or a shorter array, record no time.
     ///   - duration: How long the run took, from the recorder's creation.
+    ///   - state: The files' state for the next no-op run (an encoded `UpToDateState`), kept
+    ///     until the workflow's fingerprints next change; nil keeps what is kept.
     /// - Throws: ``JournalError`` when the run cannot be written, or when this recorder already
     ///   recorded a run or resumes one.
-    public func recordUpToDateRun(jobs: [JobID], checked: [(start: Duration, end: Duration)], duration: Duration) throws {
+    public func recordUpToDateRun(
+        jobs: [JobID], checked: [(start: Duration, end: Duration)], duration: Duration, state: [UInt8]? = nil
+    ) throws {
         guard !isResuming, condition.withLock({ self.log == nil && !finished }) else {
             throw JournalError(
                 code: .busy, path: journal.path,
@@ -161,6 +165,10 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
             try db.execute(
                 sql: "INSERT INTO job_log (run_id, session, seq, records) VALUES (?, 1, 1, ?)",
                 arguments: [runID, JobLog.pack(records)])
+            if let state {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO up_to_date_states (workflow, state) VALUES (?, ?)", arguments: [workflow, Data(state)])
+            }
         }
         condition.withLock { finished = true }
         // No checkpoint, unlike the end of a run that ran something: the run's records stay in

@@ -1,3 +1,4 @@
+import Foundation
 internal import GRDB
 
 extension SQLiteJournal {
@@ -62,6 +63,13 @@ extension SQLiteJournal {
             }
             return fingerprints
         }
+    }
+
+    /// The state the files were in when every job of `workflow` was last found up to date
+    /// (encoded by `UpToDateState`), if it is still kept: any change to the workflow's
+    /// fingerprints drops it.
+    public func upToDateState(workflow: String) throws -> [UInt8]? {
+        try read { db in try Data.fetchOne(db, sql: "SELECT state FROM up_to_date_states WHERE workflow = ?", arguments: [workflow]).map { [UInt8]($0) } }
     }
 
     /// A number that changes whenever another connection (another process, or another

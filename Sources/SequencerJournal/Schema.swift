@@ -10,7 +10,7 @@ enum Schema {
     static let applicationID: Int32 = 0x5345_514A
 
     /// The versions this build knows, oldest first.
-    static let versions = ["v1", "v2"]
+    static let versions = ["v1", "v2", "v3"]
 
     static var current: Int { versions.count }
 
@@ -113,6 +113,24 @@ enum Schema {
                 """)
             try JobLog.migrateVersion1Jobs(db)
             try db.execute(sql: "DROP TABLE jobs")
+        }
+        guard last != "v2" else { return migrator }
+        migrator.registerMigration("v3") { db in
+            // The files as they were when every job of a workflow was last found up to date
+            // (`UpToDateState`): a no-op run compares stamps with it instead of computing each
+            // fingerprint. Any change to the workflow's fingerprints, by any writer, drops it.
+            try db.execute(sql: """
+                CREATE TABLE up_to_date_states (
+                    workflow TEXT PRIMARY KEY,
+                    state BLOB NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TRIGGER fingerprint_inserted AFTER INSERT ON fingerprints
+                    BEGIN DELETE FROM up_to_date_states WHERE workflow = NEW.workflow; END;
+                CREATE TRIGGER fingerprint_updated AFTER UPDATE ON fingerprints
+                    BEGIN DELETE FROM up_to_date_states WHERE workflow IN (OLD.workflow, NEW.workflow); END;
+                CREATE TRIGGER fingerprint_deleted AFTER DELETE ON fingerprints
+                    BEGIN DELETE FROM up_to_date_states WHERE workflow = OLD.workflow; END;
+                """)
         }
         return migrator
     }

@@ -19,7 +19,7 @@ import Testing
     @Test func aVersion1JournalIsMigratedAndItsRunsStillResume() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: try copy("journal-v1.sqlite", into: directory))
-        #expect(try journal.schemaVersion() == 2)
+        #expect(try journal.schemaVersion() == 3)
         #expect(try journal.integrityProblems() == [])
 
         let runs = try journal.runs()

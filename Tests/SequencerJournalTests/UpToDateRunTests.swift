@@ -63,4 +63,27 @@ import Testing
         defer { resumed.close() }
         #expect(throws: JournalError.self) { try resumed.recordUpToDateRun(jobs: ["a"], checked: [], duration: .zero) }
     }
+
+    /// The state a no-op run keeps lasts until any fingerprint of its workflow is written, by
+    /// any writer (a trigger drops it); another workflow's fingerprints leave it alone.
+    @Test func itsStateLastsUntilAFingerprintOfItsWorkflowIsWritten() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        let state: [UInt8] = [1, 2, 3, 0, 255]
+        for workflow in ["w", "other"] {
+            try journal.beginRun(workflow: workflow).recordUpToDateRun(jobs: ["a"], checked: [], duration: .zero, state: state)
+            #expect(try journal.upToDateState(workflow: workflow) == state)
+        }
+        #expect(try journal.upToDateState(workflow: "none") == nil)
+        // A run without a state keeps the one kept.
+        try journal.beginRun(workflow: "w").recordUpToDateRun(jobs: ["a"], checked: [], duration: .zero)
+        #expect(try journal.upToDateState(workflow: "w") == state)
+
+        let recorder = try journal.beginRun(workflow: "w")
+        var workflow = Workflow()
+        try workflow.add("a") { _ in recorder.recordFingerprint(job: "a", fingerprint: "f", parts: ["command": "c"], outputs: [:]) }
+        #expect(try await workflow.start(RunOptions(recorder: recorder)).report().status == .succeeded)
+        #expect(try journal.upToDateState(workflow: "w") == nil)
+        #expect(try journal.upToDateState(workflow: "other") == state)
+    }
 }

@@ -55,6 +55,11 @@ extension WorkflowFile {
         return expanded
     }
 
+    /// Whether a job's `inputs`, `outputs`, `depfile` or `cwd` uses a variable (a `$`), ask
+    /// before ``expandingVariables(environment:)``: the same file then names other files in
+    /// another environment.
+    public var pathsUseVariables: Bool { jobs.contains(where: Self.hasVariables) }
+
     private static func hasVariables(_ job: Job) -> Bool {
         job.workingDirectory.map(VariableExpansion.hasVariables) == true
             || job.inputEntries.contains { VariableExpansion.hasVariables($0.path) }

@@ -1,0 +1,169 @@
+import Dispatch
+import Foundation
+import Synchronization
+import SequencerJournal
+public import SequencerWorkflowFile
+
+/// The files as they were when every job of a workflow file was last found up to date: the
+/// file's digest, and the stamp (size, modification time, inode) of every output and input
+/// the decision read. While the file and every one of those stamps are unchanged, every
+/// fingerprint is too (an input's hash is trusted by its stamp, as ``FileHasher`` trusts
+/// it), so the next run is a no-op decided with a `stat` per file and a compare, as ninja
+/// decides one, without loading the file or computing a fingerprint.
+///
+/// The journal keeps it (`up_to_date_states`) until the workflow's fingerprints next change.
+/// Only files it can describe get one (``canDescribe(_:pathsUseVariables:)``): no glob
+/// inputs, no templates over files (their listings may change without a stamp changing),
+/// no environment variables in paths (the environment may change).
+///
+/// ```swift
+/// if let bytes = try journal.upToDateState(workflow: key), let state = UpToDateState(decoding: bytes),
+///    state.isCurrent(path: "sequencer.yml") {
+///     // every job is up to date: state.names, needs first
+/// }
+/// ```
+public struct UpToDateState: Equatable, Sendable {
+    /// A file the decision read, with its stamp as ``FileHasher/describeStamp(of:)`` writes it.
+    public struct File: Equatable, Sendable {
+        public var path: String
+        public var stamp: [UInt8]
+
+        public init(path: String, stamp: [UInt8]) {
+            self.path = path
+            self.stamp = stamp
+        }
+    }
+
+    /// The format: bump it when fingerprints change meaning, so that a state another build
+    /// wrote is not trusted.
+    static let format: UInt8 = 1
+    private static let magic = Array("SQUS".utf8)
+
+    /// The SHA-256 of the workflow file's bytes, as loaded for the decision.
+    public var fileDigest: String
+    /// The files it includes, and the digest over them (``CompiledWorkflowCache/includesDigest(of:)``).
+    public var includes: [String]
+    public var includesDigest: String
+    /// The jobs, each after the jobs it needs (the order a run adds them).
+    public var names: [String]
+    /// Every output and input file the decision read, once each, by absolute path.
+    public var files: [File]
+
+    public init(fileDigest: String, includes: [String], includesDigest: String, names: [String], files: [File]) {
+        self.fileDigest = fileDigest
+        self.includes = includes
+        self.includesDigest = includesDigest
+        self.names = names
+        self.files = files
+    }
+
+    /// Whether a state can stand for `file`'s decision: every job declares outputs and reads
+    /// no glob, no template ranges over files, and no path uses a variable (`pathsUseVariables`,
+    /// asked of the file before its variables were expanded).
+    public static func canDescribe(_ file: WorkflowFile, pathsUseVariables: Bool) -> Bool {
+        !pathsUseVariables && file.listings.isEmpty
+            && file.jobs.allSatisfy { job in
+                !job.outputEntries.isEmpty && !job.inputEntries.contains { FilePattern.isGlob($0.path) }
+            }
+    }
+
+    /// Whether the workflow file at `path`, the files it includes and every file of the state
+    /// are as they were: a digest of each workflow file and a `stat` per file (on two threads).
+    public func isCurrent(path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path), FileHasher.digest(of: data) == fileDigest,
+              CompiledWorkflowCache.includesDigest(of: includes) == includesDigest else { return false }
+        let halves = [files[..<(files.count / 2)], files[(files.count / 2)...]]
+        let changed = Atomic<Bool>(false)
+        DispatchQueue.concurrentPerform(iterations: halves.count) { half in
+            let reader = StampReader()
+            var stamp: [UInt8] = []
+            for file in halves[half] {
+                reader.describeStamp(of: file.path, into: &stamp)
+                guard stamp == file.stamp, !changed.load(ordering: .relaxed) else {
+                    changed.store(true, ordering: .relaxed)
+                    return
+                }
+            }
+        }
+        return !changed.load(ordering: .relaxed)
+    }
+
+    // MARK: - Encoding
+
+    /// The state as bytes, for the journal.
+    public func encoded() -> [UInt8] {
+        var bytes = Self.magic + [Self.format]
+        func put(_ number: Int) { withUnsafeBytes(of: UInt32(number).littleEndian) { bytes.append(contentsOf: $0) } }
+        func put(_ text: some Collection<UInt8>) {
+            put(text.count)
+            bytes.append(contentsOf: text)
+        }
+        put(fileDigest.utf8)
+        put(includesDigest.utf8)
+        put(includes.count)
+        for include in includes { put(include.utf8) }
+        put(names.count)
+        for name in names { put(name.utf8) }
+        put(files.count)
+        for file in files {
+            put(file.path.utf8)
+            put(file.stamp)
+        }
+        return bytes
+    }
+
+    /// The state `bytes` encode; nil when they are damaged, or of another format.
+    public init?(decoding bytes: [UInt8]) {
+        var reader = Reader(bytes: bytes)
+        guard reader.take(Self.magic.count).map(Array.init) == Self.magic, reader.take(1)?.first == Self.format,
+              let fileDigest = reader.text(), let includesDigest = reader.text(),
+              let includes = reader.list({ $0.text() }), let names = reader.list({ $0.text() }),
+              let files = reader.list({ reader in
+                  reader.text().flatMap { path in reader.blob().map { File(path: path, stamp: $0) } }
+              }),
+              reader.atEnd
+        else { return nil }
+        self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, files: files)
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        var atEnd: Bool { offset == bytes.count }
+
+        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard count >= 0, bytes.count - offset >= count else { return nil }
+            defer { offset += count }
+            return bytes[offset..<(offset + count)]
+        }
+
+        mutating func number() -> Int? {
+            guard let four = take(4) else { return nil }
+            return Int(four.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        }
+
+        mutating func blob() -> [UInt8]? {
+            guard let count = number(), let slice = take(count) else { return nil }
+            return Array(slice)
+        }
+
+        mutating func text() -> String? {
+            guard let blob = blob() else { return nil }
+            return String(validating: blob, as: UTF8.self)
+        }
+
+        /// A count, then that many elements; nil when one cannot be read (or the count is
+        /// beyond what is left, from a damaged count).
+        mutating func list<Element>(_ element: (inout Reader) -> Element?) -> [Element]? {
+            guard let count = number(), count <= bytes.count - offset else { return nil }
+            var elements: [Element] = []
+            elements.reserveCapacity(count)
+            for _ in 0..<count {
+                guard let next = element(&self) else { return nil }
+                elements.append(next)
+            }
+            return elements
+        }
+    }
+}

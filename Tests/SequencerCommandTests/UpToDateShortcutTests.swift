@@ -1,0 +1,159 @@
+import Foundation
+import SequencerTestSupport
+import Testing
+
+/// A no-op run after a no-op run is decided from the journal's up-to-date state (the stamps
+/// of every file the last decision read), as ninja decides one: and any change that could
+/// change a fingerprint or an output sends the run the usual way, which decides as before.
+@Suite(.timeLimit(.minutes(2)))
+struct UpToDateShortcutTests {
+    /// `gen` reads src.txt; `use` needs it (`NoOpRunTests`' file).
+    static let yaml = NoOpRunTests.yaml
+
+    static let shortcut = "as the journal's up-to-date state says"
+
+    /// A run with the debug log, and whether it took the shortcut.
+    func run(_ cli: CLI, _ arguments: [String] = ["run"]) async throws -> (result: CLI.Result, shortcut: Bool) {
+        let result = try await cli.run(arguments, environment: ["SEQUENCER_LOG": "debug"])
+        #expect(result.status == 0, "\(result.output)")
+        return (result, result.stderr.contains(Self.shortcut))
+    }
+
+    /// A directory with the two jobs run once, then found up to date once (which keeps the state).
+    func madeUpToDate(_ yaml: String = Self.yaml, with files: [String: String] = [:]) async throws -> CLI {
+        let cli = try CLI()
+        for (name, text) in files { try cli.write(name, text) }
+        try cli.write("src.txt", "one\n")
+        try cli.write("sequencer.yml", yaml)
+        try FileManager.default.createDirectory(atPath: cli.path("out"), withIntermediateDirectories: true)
+        #expect(try await run(cli).shortcut == false)
+        #expect(try await run(cli).shortcut == false, "the first no-op run decides the usual way")
+        return cli
+    }
+
+    @Test func aNoOpRunAfterANoOpRunTakesTheShortcutAndRecordsTheSame() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        let (noOp, shortcut) = try await run(cli, ["run", "--verbose"])
+        #expect(shortcut, "\(noOp.output)")
+        let lines = noOp.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "sequencer: run #3 of sequencer.yml", "\(noOp.output)")
+        #expect(lines.dropFirst().prefix(2) == ["[1/2] up to date gen", "[2/2] up to date use"], "\(noOp.output)")
+        #expect(lines.last?.hasSuffix(": 2 up to date") == true, "\(noOp.output)")
+        #expect(cli.lines("gen.count") == 1 && cli.lines("use.count") == 1)
+        let runs = try await cli.run(["runs", "--json"]).jsonArray()
+        #expect(runs.map { $0["id"] as? Int } == [3, 2, 1])
+        #expect(runs.map { $0["skipped"] as? Int } == [2, 2, 0])
+        let shown = try await cli.run(["show", "3", "--json"]).jsonObject()
+        let jobs = try #require(shown["jobs"] as? [[String: Any]])
+        #expect(jobs.map { $0["name"] as? String } == ["gen", "use"])
+        #expect(jobs.map { $0["status"] as? String } == ["upToDate", "upToDate"])
+        // From another directory, the same file: the state's paths are absolute.
+        try FileManager.default.createDirectory(atPath: cli.path("elsewhere"), withIntermediateDirectories: true)
+        let (process, stdout, stderr) = try cli.start(
+            ["run", "../sequencer.yml"], environment: ["SEQUENCER_LOG": "debug"], in: "elsewhere")
+        let fromElsewhere = try await cli.finish(process, stdout, stderr)
+        #expect(fromElsewhere.status == 0 && fromElsewhere.stderr.contains(Self.shortcut), "\(fromElsewhere.output)")
+        #expect(cli.lines("gen.count") == 1)
+    }
+
+    @Test func anEditedInputRunsItsJobAndWhatNeedsIt() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        try cli.write("src.txt", "two, longer\n")
+        let (changed, shortcut) = try await run(cli, ["run", "--explain"])
+        #expect(!shortcut)
+        #expect(changed.stdout.contains("explain: gen runs: input src.txt changed"), "\(changed.output)")
+        #expect(cli.lines("gen.count") == 2 && cli.lines("use.count") == 2)
+        // The run wrote fingerprints: the state went with them; the next no-op run keeps a new one.
+        #expect(try await run(cli).shortcut == false)
+        #expect(try await run(cli).shortcut == true)
+    }
+
+    @Test func aTouchedInputTakesTheUsualWayAndRunsNothing() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        try cli.write("src.txt", "one\n")  // the same bytes, a new modification time
+        let (touched, shortcut) = try await run(cli)
+        #expect(!shortcut && touched.stdout.contains("2 up to date"), "\(touched.output)")
+        #expect(cli.lines("gen.count") == 1)
+        #expect(try await run(cli).shortcut, "the usual way kept a state with the new stamp")
+    }
+
+    @Test func aMissingOrRewrittenOutputRunsItsJob() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        try FileManager.default.removeItem(atPath: cli.path("out/use.txt"))
+        #expect(try await run(cli).shortcut == false)
+        #expect(cli.lines("gen.count") == 1 && cli.lines("use.count") == 2)
+        _ = try await run(cli)
+        try cli.write("gen.txt", "by hand\n")
+        #expect(try await run(cli).shortcut == false)
+        #expect(cli.lines("gen.count") == 2)
+    }
+
+    @Test func anEditedWorkflowFileTakesTheUsualWay() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        try cli.write("sequencer.yml", Self.yaml + "\n# a comment\n")
+        let (same, shortcut) = try await run(cli)
+        #expect(!shortcut && same.stdout.contains("2 up to date"), "\(same.output)")
+        try cli.write("sequencer.yml", Self.yaml.replacingOccurrences(of: "echo u >>", with: "echo U >>"))
+        #expect(try await run(cli).shortcut == false)
+        #expect(cli.lines("gen.count") == 1 && cli.lines("use.count") == 2)
+    }
+
+    @Test func anEditedIncludedFileTakesTheUsualWay() async throws {
+        let main = """
+            include: [more.yml]
+            jobs:
+              gen:
+                run: echo g >> gen.count; cat src.txt > gen.txt
+                inputs: [src.txt]
+                outputs: [gen.txt]
+            """
+        let more = """
+            jobs:
+              use:
+                needs: [gen]
+                run: echo u >> use.count; cat gen.txt > out/use.txt
+                outputs: [out/use.txt]
+            """
+        let cli = try await madeUpToDate(main, with: ["more.yml": more])
+        defer { cli.remove() }
+        #expect(try await run(cli).shortcut)
+        try cli.write("more.yml", more.replacingOccurrences(of: "echo u >>", with: "echo U >>"))
+        #expect(try await run(cli).shortcut == false)
+        #expect(cli.lines("use.count") == 2)
+    }
+
+    /// Runs that write fingerprints (a selection, `--force`) drop the state; options the
+    /// shortcut does not serve (`--force`, `--json`, a selection) go the usual way.
+    @Test func otherRunsDropTheStateOrGoTheUsualWay() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        #expect(try await run(cli, ["run", "sequencer.yml", "gen"]).shortcut == false)
+        #expect(try await run(cli, ["run", "--json"]).shortcut == false)
+        #expect(try await run(cli).shortcut, "neither wrote a fingerprint")
+        #expect(try await run(cli, ["run", "--force"]).shortcut == false)
+        #expect(cli.lines("gen.count") == 2)
+        #expect(try await run(cli).shortcut == false, "--force rewrote the outputs and their fingerprints")
+        #expect(try await run(cli).shortcut)
+        let bad = try await cli.run(["run", "--grace-period", "soon"])
+        #expect(bad.status == 2 && bad.stderr.contains("--grace-period"), "\(bad.output)")
+    }
+
+    /// A glob input, or a variable in a path, may mean other files without a stamp changing:
+    /// such files keep no state, and every no-op run decides the usual way.
+    @Test(arguments: [
+        ("inputs: [src.txt]", "inputs: ['src.tx?']"),
+        ("outputs: [gen.txt]", "outputs: [$GEN_OUT]"),
+    ])
+    func filesAStateCannotDescribeKeepNone(_ replacing: String, _ with: String) async throws {
+        let cli = try await madeUpToDate(Self.yaml.replacingOccurrences(of: replacing, with: with)
+            .replacingOccurrences(of: "jobs:", with: "env: {GEN_OUT: gen.txt}\njobs:"))
+        defer { cli.remove() }
+        #expect(try await run(cli).shortcut == false)
+        #expect(cli.lines("gen.count") == 1)
+    }
+}
