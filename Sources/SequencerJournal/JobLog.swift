@@ -10,6 +10,10 @@ import Sequencer
 /// `records` hold ``Record``s of 28 bytes. What does not fit a record (an error, a result, a
 /// child's name and parent) is a `job_details` row. A job's state is its last record: later
 /// sessions, and later records, override earlier ones.
+///
+/// From schema version 3, the records of a run whose every job was up to date, each checked
+/// at the same moment, may be one 24-byte row instead (``packUpToDate(count:startedAt:endedAt:)``):
+/// a no-op run of a large file writes (and its deletion frees) next to nothing.
 enum JobLog {
     /// One job starting or ending, packed (little-endian) as position (`UInt32`), kind
     /// (`UInt8`: 0 started, 1 ended), status (`UInt8`: see ``statuses``), flags (`UInt8`:
@@ -63,7 +67,32 @@ enum JobLog {
     }
 
     /// The records of `data`; nil when it is not whole records.
+    /// The records of `count` jobs, positions 0 to `count - 1`, each up to date, checked from
+    /// `startedAt` to `endedAt`: "UPTD", the count (`UInt32`), and the two times (`Int64`),
+    /// little-endian. Never a multiple of ``Record/size`` long, so never taken for records.
+    static func packUpToDate(count: Int, startedAt: Int64, endedAt: Int64) -> Data {
+        var data = Data(upToDateMagic)
+        withUnsafeBytes(of: UInt32(count).littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: startedAt.littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: endedAt.littleEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    private static let upToDateMagic = Array("UPTD".utf8)
+
     static func unpack(_ data: Data) -> [Record]? {
+        if data.count == 24, data.prefix(4).elementsEqual(upToDateMagic) {
+            return data.withUnsafeBytes { buffer in
+                let count = UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+                let startedAt = Int64(littleEndian: buffer.loadUnaligned(fromByteOffset: 8, as: Int64.self))
+                let endedAt = Int64(littleEndian: buffer.loadUnaligned(fromByteOffset: 16, as: Int64.self))
+                return (0..<count).map { position in
+                    Record(
+                        position: position, ended: true, status: code(of: .upToDate), flags: Record.upToDate, attempts: 1,
+                        startedAt: startedAt, endedAt: endedAt)
+                }
+            }
+        }
         guard data.count % Record.size == 0 else { return nil }
         return data.withUnsafeBytes { buffer in
             stride(from: 0, to: buffer.count, by: Record.size).map { offset in

@@ -140,13 +140,21 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                 code: .busy, path: journal.path,
                 message: "run #\(runID) was already recorded (or is being resumed); begin a new run for an up-to-date one")
         }
-        var records: [JobLog.Record] = []
-        records.reserveCapacity(jobs.count)
-        for position in jobs.indices {
-            let time = position < checked.count ? checked[position] : nil
-            records.append(JobLog.Record(
-                position: UInt32(position), ended: true, status: JobLog.code(of: .upToDate), flags: JobLog.Record.upToDate,
-                attempts: 1, startedAt: time?.start.wholeNanoseconds ?? -1, endedAt: time?.end.wholeNanoseconds ?? -1))
+        let packed: Data
+        if checked.count == jobs.count, let first = checked.first,
+           !checked.contains(where: { $0.start != first.start || $0.end != first.end }) {
+            // Every job checked at once (as a no-op run decides them): one short row.
+            packed = JobLog.packUpToDate(count: jobs.count, startedAt: first.start.wholeNanoseconds, endedAt: first.end.wholeNanoseconds)
+        } else {
+            var records: [JobLog.Record] = []
+            records.reserveCapacity(jobs.count)
+            for position in jobs.indices {
+                let time = position < checked.count ? checked[position] : nil
+                records.append(JobLog.Record(
+                    position: UInt32(position), ended: true, status: JobLog.code(of: .upToDate), flags: JobLog.Record.upToDate,
+                    attempts: 1, startedAt: time?.start.wholeNanoseconds ?? -1, endedAt: time?.end.wholeNanoseconds ?? -1))
+            }
+            packed = JobLog.pack(records)
         }
         // What the checks noted meanwhile (the hashes of files read again) goes in too.
         let entries = condition.withLock { () -> [Entry] in
@@ -164,7 +172,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
             try addSession(1, names: jobs, db)
             try db.execute(
                 sql: "INSERT INTO job_log (run_id, session, seq, records) VALUES (?, 1, 1, ?)",
-                arguments: [runID, JobLog.pack(records)])
+                arguments: [runID, packed])
             if let state {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO up_to_date_states (workflow, state) VALUES (?, ?)", arguments: [workflow, Data(state)])

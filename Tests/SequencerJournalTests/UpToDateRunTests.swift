@@ -86,4 +86,29 @@ import Testing
         #expect(try journal.upToDateState(workflow: "w") == nil)
         #expect(try journal.upToDateState(workflow: "other") == state)
     }
+
+    /// Every job checked at one moment (as a no-op run decides them) is one short row, read
+    /// back as the records of a row per job would be.
+    @Test func jobsCheckedAtOnceAreOneShortRowReadAsRecords() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        let names: [JobID] = ["a", "b", "c"]
+        let moment = (start: Duration.milliseconds(2), end: Duration.milliseconds(2))
+        let spread = try journal.beginRun(workflow: "w")
+        try spread.recordUpToDateRun(jobs: names, checked: [moment, moment, (moment.start, .milliseconds(3))], duration: .milliseconds(5))
+        let once = try journal.beginRun(workflow: "w")
+        try once.recordUpToDateRun(jobs: names, checked: [moment, moment, moment], duration: .milliseconds(5))
+
+        let packed = JobLog.packUpToDate(count: 3, startedAt: 2_000_000, endedAt: 2_000_000)
+        #expect(packed.count == 24 && packed.count % JobLog.Record.size != 0)
+        #expect(JobLog.unpack(packed)?.map(\.position) == [0, 1, 2])
+        let (a, b) = (try journal.jobs(of: spread.runID), try journal.jobs(of: once.runID))
+        #expect(b.map(\.name) == ["a", "b", "c"] && b.map(\.position) == [0, 1, 2])
+        #expect(b.allSatisfy { $0.status == "upToDate" && $0.attempts == 1 })
+        #expect(a.map(\.status) == b.map(\.status) && a.map(\.attempts) == b.map(\.attempts))
+        let run = try #require(try journal.run(once.runID))
+        #expect(b.map(\.startedAt) == [Int64?](repeating: run.startedAt + 2_000_000, count: 3))
+        #expect(b.map { $0.duration } == [0, 0, 0])
+        #expect(run.skipped == 3)
+    }
 }
