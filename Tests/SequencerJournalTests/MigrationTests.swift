@@ -50,6 +50,31 @@ import Testing
         #expect(try journal.run(1)?.sessions == 2)
     }
 
+    /// `journal-v2.sqlite`: written by the `sequencer` of schema version 2 (commit 197a6f3),
+    /// two `run --keep-going` runs of a file whose jobs `gen` and `use` succeed (then are up
+    /// to date) and `fails` exits 3; its WAL checkpointed into the file.
+    @Test func aVersion2JournalIsMigratedWithItsRunsAndFingerprints() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: try copy("journal-v2.sqlite", into: directory))
+        #expect(try journal.schemaVersion() == 3)
+        #expect(try journal.integrityProblems() == [])
+        let workflow = "/tmp/v2fix/sequencer.yml"
+        #expect(try journal.runs().map(\.id) == [2, 1])
+        #expect(try journal.runs().map(\.status) == ["failed", "failed"])
+        #expect(try journal.jobs(of: 2).map(\.status).sorted() == ["failed", "upToDate", "upToDate"])
+        #expect(try journal.attempts(of: 1).map(\.job) == ["fails", "gen", "use"])
+        #expect(try journal.fingerprints(workflow: workflow).keys.sorted() == ["gen", "use"])
+        // The new table, and its triggers on the fingerprints written by the older version.
+        #expect(try journal.upToDateState(workflow: workflow) == nil)
+        try journal.beginRun(workflow: workflow).recordUpToDateRun(jobs: ["gen", "use"], checked: [], duration: .zero, state: [7])
+        #expect(try journal.upToDateState(workflow: workflow) == [7])
+        let recorder = try journal.beginRun(workflow: workflow)
+        var again = Workflow()
+        try again.add("gen") { _ in recorder.recordFingerprint(job: "gen", fingerprint: "new", parts: [:], outputs: [:]) }
+        #expect(try await again.start(RunOptions(recorder: recorder)).report().status == .succeeded)
+        #expect(try journal.upToDateState(workflow: workflow) == nil)
+    }
+
     @Test func migratingTwiceChangesNothing() throws {
         let directory = try TemporaryDirectory()
         let path = try copy("journal-v1.sqlite", into: directory)
