@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Synchronization
 import SequencerJournal
 public import SequencerWorkflowFile
 
@@ -36,7 +34,7 @@ public struct UpToDateState: Equatable, Sendable {
 
     /// The format: bump it when fingerprints change meaning, so that a state another build
     /// wrote is not trusted.
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
     private static let magic = Array("SQUS".utf8)
 
     /// The SHA-256 of the workflow file's bytes, as loaded for the decision.
@@ -47,14 +45,19 @@ public struct UpToDateState: Equatable, Sendable {
     /// The jobs, each after the jobs it needs (the order a run adds them).
     public var names: [String]
     /// Every output and input file the decision read, once each, by absolute path.
-    public var files: [File]
+    public var files: [File] { fileSection.files }
+    private let fileSection: FileSection
 
     public init(fileDigest: String, includes: [String], includesDigest: String, names: [String], files: [File]) {
+        self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, fileSection: FileSection(files))
+    }
+
+    private init(fileDigest: String, includes: [String], includesDigest: String, names: [String], fileSection: FileSection) {
         self.fileDigest = fileDigest
         self.includes = includes
         self.includesDigest = includesDigest
         self.names = names
-        self.files = files
+        self.fileSection = fileSection
     }
 
     /// Whether a state can stand for `file`'s decision: every job declares outputs and reads
@@ -68,24 +71,12 @@ public struct UpToDateState: Equatable, Sendable {
     }
 
     /// Whether the workflow file at `path`, the files it includes and every file of the state
-    /// are as they were: a digest of each workflow file and a `stat` per file (on two threads).
+    /// are as they were: a digest of each workflow file and a `stat` per file (on two threads,
+    /// see ``FileSection``).
     public func isCurrent(path: String) -> Bool {
         guard let data = FileManager.default.contents(atPath: path), FileHasher.digest(of: data) == fileDigest,
               CompiledWorkflowCache.includesDigest(of: includes) == includesDigest else { return false }
-        let halves = [files[..<(files.count / 2)], files[(files.count / 2)...]]
-        let changed = Atomic<Bool>(false)
-        DispatchQueue.concurrentPerform(iterations: halves.count) { half in
-            let reader = StampReader()
-            var stamp: [UInt8] = []
-            for file in halves[half] {
-                reader.describeStamp(of: file.path, into: &stamp)
-                guard stamp == file.stamp, !changed.load(ordering: .relaxed) else {
-                    changed.store(true, ordering: .relaxed)
-                    return
-                }
-            }
-        }
-        return !changed.load(ordering: .relaxed)
+        return fileSection.isCurrent()
     }
 
     // MARK: - Encoding
@@ -104,11 +95,7 @@ public struct UpToDateState: Equatable, Sendable {
         for include in includes { put(include.utf8) }
         put(names.count)
         for name in names { put(name.utf8) }
-        put(files.count)
-        for file in files {
-            put(file.path.utf8)
-            put(file.stamp)
-        }
+        put(fileSection.bytes)
         return bytes
     }
 
@@ -118,12 +105,10 @@ public struct UpToDateState: Equatable, Sendable {
         guard reader.take(Self.magic.count).map(Array.init) == Self.magic, reader.take(1)?.first == Self.format,
               let fileDigest = reader.text(), let includesDigest = reader.text(),
               let includes = reader.list({ $0.text() }), let names = reader.list({ $0.text() }),
-              let files = reader.list({ reader in
-                  reader.text().flatMap { path in reader.blob().map { File(path: path, stamp: $0) } }
-              }),
+              let files = reader.blob().flatMap(FileSection.init(encoded:)),
               reader.atEnd
         else { return nil }
-        self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, files: files)
+        self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, fileSection: files)
     }
 
     private struct Reader {

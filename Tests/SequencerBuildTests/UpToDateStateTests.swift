@@ -109,6 +109,25 @@ import Testing
         #expect(UpToDateState(decoding: hugeCount) == nil)
     }
 
+    /// Files are kept by directory, in two halves (a large directory split between them),
+    /// their stamps as numbers: every path and stamp comes back as it went in.
+    @Test func filesComeBackAsTheyWentIn() {
+        var files = (0..<101).map { UpToDateState.File(path: "/a/b/\($0)", stamp: Array("\($0):1795687360267722048:\(-$0)".utf8)) }
+        files += [
+            UpToDateState.File(path: "/c/missing", stamp: Array("none".utf8)),
+            UpToDateState.File(path: "/c/sub", stamp: Array("directory".utf8)),
+            UpToDateState.File(path: "/top", stamp: Array("1:2:3".utf8)),
+            UpToDateState.File(path: "/c/odd", stamp: Array("not a stamp".utf8)),
+        ]
+        let state = UpToDateState(fileDigest: "d", includes: ["/i.yml"], includesDigest: "e", names: ["a"], files: files)
+        let decoded = UpToDateState(decoding: state.encoded())
+        #expect(decoded == state)
+        let back = Dictionary(uniqueKeysWithValues: (decoded?.files ?? []).map { ($0.path, String(decoding: $0.stamp, as: UTF8.self)) })
+        #expect(back.count == files.count)
+        for file in files.dropLast() { #expect(back[file.path] == String(decoding: file.stamp, as: UTF8.self), "\(file.path)") }
+        #expect(back["/c/odd"] == "unknown", "a stamp that is not one never matches")
+    }
+
     @Test func globsTemplatesOverFilesAndVariablesInPathsCannotBeDescribed() throws {
         let plain = try WorkflowFile.parse(Self.yaml, path: "/tmp/x/sequencer.yml")
         #expect(UpToDateState.canDescribe(plain, pathsUseVariables: plain.pathsUseVariables))
