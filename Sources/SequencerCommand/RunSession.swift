@@ -178,7 +178,9 @@ struct RunSession {
             guard let decided = check.allUpToDate() else { return false }
             names = decided
         }
-        Self.endUpToDate(jobs: names, path: file.path, recorder: recorder, console: console, verbose: options.verbose, state: state)
+        Self.endUpToDate(
+            jobs: names, path: file.path, recorder: recorder, console: console, verbose: options.verbose, state: state,
+            globWalks: expansions.walks)
         return true
     }
 
@@ -190,7 +192,8 @@ struct RunSession {
     /// Records and reports a run whose every job (`jobs`, needs first) was up to date, and
     /// keeps `state` (an encoded ``UpToDateState``) for the next one when there is one.
     static func endUpToDate(
-        jobs names: [String], path: String, recorder: JournalRecorder, console: Console, verbose: Bool, state: [UInt8]?
+        jobs names: [String], path: String, recorder: JournalRecorder, console: Console, verbose: Bool, state: [UInt8]?,
+        globWalks: Int = 0
     ) {
         // Each job "ran" when the pass ended, taking no time (as up-to-date jobs take next to
         // none): the pass's whole length on every job would read as each job's in `show`.
@@ -213,7 +216,9 @@ struct RunSession {
         } catch {
             printError("warning: the run could not be recorded in full: \(error)")
         }
-        log.debug("finished", metadata: ["status": "succeeded", "duration": "\(duration)", "started": "none, all up to date"])
+        log.debug("finished", metadata: [
+            "status": "succeeded", "duration": "\(duration)", "globWalks": "\(globWalks)", "started": "none, all up to date",
+        ])
         RunSummary.printAllUpToDate(jobs: jobs.count, duration: duration, to: console)
     }
 
@@ -256,8 +261,8 @@ struct RunSession {
         guard let keep = try? options.runsToKeep, keep > 0 else { return }
         do {
             // One more than kept: when the file has no more runs than it keeps, nothing is deleted.
-            let newest = try recorder.journal.runs(workflow: key, limit: keep + 1)
-            guard newest.count > keep, newest.prefix(keep).contains(where: { $0.id == recorder.runID }) else { return }
+            let newest = try recorder.journal.runIDs(workflow: key, limit: keep + 1)
+            guard newest.count > keep, newest.prefix(keep).contains(recorder.runID) else { return }
             _ = try recorder.journal.deleteRunsAndOutput(keeping: keep, workflow: key)
         } catch {
             log.debug("old runs not deleted", metadata: ["error": "\(error)"])

@@ -20,6 +20,13 @@ extension SQLiteJournal {
         }
     }
 
+    /// The IDs of `workflow`'s newest `limit` runs, newest first (its index alone).
+    public func runIDs(workflow: String, limit: Int) throws -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM runs WHERE workflow = ? ORDER BY id DESC LIMIT ?", arguments: [workflow, limit])
+        }
+    }
+
     /// The run `id`, or nil.
     public func run(_ id: Int64) throws -> JournalRun? {
         try read { db in try Row.fetchOne(db, sql: "SELECT * FROM runs WHERE id = ?", arguments: [id]).map(Self.run(from:)) }
@@ -99,14 +106,21 @@ extension SQLiteJournal {
         let holder = try lock.acquire(journal: path)
         defer { lock.release(holder) }
         let doomed = try read { db in
-            try Row.fetchAll(
+            if let workflow {
+                // One workflow's, by its index: a run that keeps 100 deletes one each time.
+                return try Row.fetchAll(
+                    db, sql: "SELECT * FROM runs WHERE workflow = ? ORDER BY id DESC LIMIT -1 OFFSET ?",
+                    arguments: [workflow, max(0, keep)]
+                ).map(Self.run(from:)).reversed().map { $0 }
+            }
+            return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM runs AS r WHERE (? IS NULL OR workflow = ?) AND
+                    SELECT * FROM runs AS r WHERE
                         (SELECT count(*) FROM runs AS n WHERE n.workflow = r.workflow AND n.id > r.id) >= ?
                     ORDER BY id
                     """,
-                arguments: [workflow, workflow, max(0, keep)]
+                arguments: [max(0, keep)]
             ).map(Self.run(from:))
         }
         try write { db in
