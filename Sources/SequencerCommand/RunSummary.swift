@@ -20,8 +20,11 @@ struct RunSummary {
         console.line(Self.countsLine(verdict: verdict, jobs: shell.file.jobs.count, duration: report.duration, counts: counts))
         let path = report.criticalPathSteps
         if let first = path.first, let last = path.last {
-            console.line("critical path (\(seconds(last.endedAt - first.startedAt))): "
-                         + path.map(Self.describe).joined(separator: " -> "))
+            // A long chain shows its ends: 100,000 steps made a line of megabytes.
+            let steps = path.count <= 12
+                ? path.map(Self.describe)
+                : path.prefix(5).map(Self.describe) + ["(\(path.count - 10) more)"] + path.suffix(5).map(Self.describe)
+            console.line("critical path (\(seconds(last.endedAt - first.startedAt))): " + steps.joined(separator: " -> "))
         }
         let failures = report.outcomes.filter { $0.status == .failed || $0.status == .timedOut }
         if !failures.isEmpty {

@@ -56,4 +56,20 @@ struct ReportStatusTests {
         #expect(names == ["prepare", "long", "short", "link"], "\(line)")
         #expect(line.contains("short ") && line.contains("(waited ") && line.contains(" for a worker)"), "\(line)")
     }
+
+    /// A critical path of more than 12 jobs shows its first and last five, and how many between.
+    @Test func aLongCriticalPathShowsItsEnds() async throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        var file = "jobs:\n"
+        for job in 0..<20 { file += "  c\(job): { run: \"true\"\(job > 0 ? ", needs: [c\(job - 1)]" : "") }\n" }
+        try cli.write("sequencer.yml", file)
+        let result = try await cli.run(["run", "--no-journal"])
+        #expect(result.status == 0, "\(result.output)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("critical path (") })
+        let steps = line.split(separator: ": ", maxSplits: 1).last?.components(separatedBy: " -> ") ?? []
+        #expect(steps.map { $0.split(separator: " ").first.map(String.init) ?? "" }
+            == ["c0", "c1", "c2", "c3", "c4", "(10", "c15", "c16", "c17", "c18", "c19"], "\(line)")
+        #expect(steps[5] == "(10 more)", "\(line)")
+    }
 }
