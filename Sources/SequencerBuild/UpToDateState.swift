@@ -11,8 +11,9 @@ public import SequencerWorkflowFile
 ///
 /// The journal keeps it (`up_to_date_states`) until the workflow's fingerprints next change.
 /// Only files it can describe get one (``canDescribe(_:pathsUseVariables:)``): no glob
-/// inputs, no templates over files (their listings may change without a stamp changing),
-/// no environment variables in paths (the environment may change).
+/// inputs (what they match may change without a stamp changing), no environment variables
+/// in paths (the environment may change). The file lists templates range over are listed
+/// again and compared, as the compiled copy of the file does.
 ///
 /// ```swift
 /// if let bytes = try journal.upToDateState(workflow: key), let state = UpToDateState(decoding: bytes),
@@ -34,7 +35,7 @@ public struct UpToDateState: Equatable, Sendable {
 
     /// The format: bump it when fingerprints change meaning, so that a state another build
     /// wrote is not trusted.
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
     private static let magic = Array("SQUS".utf8)
 
     /// The SHA-256 of the workflow file's bytes, as loaded for the decision.
@@ -42,14 +43,23 @@ public struct UpToDateState: Equatable, Sendable {
     /// The files it includes, and the digest over them (``CompiledWorkflowCache/includesDigest(of:)``).
     public var includes: [String]
     public var includesDigest: String
+    /// The file lists its templates range over, as the decision's file had them, and the
+    /// directory (absolute) their patterns are in: a new source file is a new job.
+    public var listings: [WorkflowFile.FileListing] = []
+    public var directory = "/"
     /// The jobs, each after the jobs it needs (the order a run adds them).
     public var names: [String]
     /// Every output and input file the decision read, once each, by absolute path.
     public var files: [File] { fileSection.files }
     private let fileSection: FileSection
 
-    public init(fileDigest: String, includes: [String], includesDigest: String, names: [String], files: [File]) {
+    public init(
+        fileDigest: String, includes: [String], includesDigest: String, listings: [WorkflowFile.FileListing] = [],
+        directory: String = "/", names: [String], files: [File]
+    ) {
         self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, fileSection: FileSection(files))
+        self.listings = listings
+        self.directory = directory
     }
 
     private init(fileDigest: String, includes: [String], includesDigest: String, names: [String], fileSection: FileSection) {
@@ -61,10 +71,10 @@ public struct UpToDateState: Equatable, Sendable {
     }
 
     /// Whether a state can stand for `file`'s decision: every job declares outputs and reads
-    /// no glob, no template ranges over files, and no path uses a variable (`pathsUseVariables`,
-    /// asked of the file before its variables were expanded).
+    /// no glob, and no path uses a variable (`pathsUseVariables`, asked of the file before its
+    /// variables were expanded).
     public static func canDescribe(_ file: WorkflowFile, pathsUseVariables: Bool) -> Bool {
-        !pathsUseVariables && file.listings.isEmpty
+        !pathsUseVariables
             && file.jobs.allSatisfy { job in
                 !job.outputEntries.isEmpty && !job.inputEntries.contains { FilePattern.isGlob($0.path) }
             }
@@ -75,7 +85,8 @@ public struct UpToDateState: Equatable, Sendable {
     /// see ``FileSection``).
     public func isCurrent(path: String) -> Bool {
         guard let data = FileManager.default.contents(atPath: path), FileHasher.digest(of: data) == fileDigest,
-              CompiledWorkflowCache.includesDigest(of: includes) == includesDigest else { return false }
+              CompiledWorkflowCache.includesDigest(of: includes) == includesDigest,
+              listings.allSatisfy({ $0.isCurrent(in: directory) }) else { return false }
         return fileSection.isCurrent()
     }
 
@@ -93,6 +104,14 @@ public struct UpToDateState: Equatable, Sendable {
         put(includesDigest.utf8)
         put(includes.count)
         for include in includes { put(include.utf8) }
+        put(directory.utf8)
+        put(listings.count)
+        for listing in listings {
+            for list in [listing.patterns, listing.excluded, listing.files] {
+                put(list.count)
+                for item in list { put(item.utf8) }
+            }
+        }
         put(names.count)
         for name in names { put(name.utf8) }
         put(fileSection.bytes)
@@ -104,11 +123,19 @@ public struct UpToDateState: Equatable, Sendable {
         var reader = Reader(bytes: bytes)
         guard reader.take(Self.magic.count).map(Array.init) == Self.magic, reader.take(1)?.first == Self.format,
               let fileDigest = reader.text(), let includesDigest = reader.text(),
-              let includes = reader.list({ $0.text() }), let names = reader.list({ $0.text() }),
+              let includes = reader.list({ $0.text() }), let directory = reader.text(),
+              let listings = reader.list({ reader -> WorkflowFile.FileListing? in
+                  guard let patterns = reader.list({ $0.text() }), let excluded = reader.list({ $0.text() }),
+                        let files = reader.list({ $0.text() }) else { return nil }
+                  return WorkflowFile.FileListing(patterns: patterns, excluded: excluded, files: files)
+              }),
+              let names = reader.list({ $0.text() }),
               let files = reader.blob().flatMap(FileSection.init(encoded:)),
               reader.atEnd
         else { return nil }
         self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, fileSection: files)
+        self.listings = listings
+        self.directory = directory
     }
 
     private struct Reader {

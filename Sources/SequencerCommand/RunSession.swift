@@ -171,6 +171,7 @@ struct RunSession {
             names = decided.names
             state = UpToDateState(
                 fileDigest: source.fileDigest, includes: file.includes, includesDigest: source.includesDigest,
+                listings: file.listings, directory: Self.absolute(file.directory),
                 // Absolute: a later run may start in another directory.
                 names: decided.names, files: decided.files.map { UpToDateState.File(path: Self.absolute($0.path), stamp: $0.stamp) }
             ).encoded()

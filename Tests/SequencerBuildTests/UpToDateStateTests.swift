@@ -128,7 +128,38 @@ import Testing
         #expect(back["/c/odd"] == "unknown", "a stamp that is not one never matches")
     }
 
-    @Test func globsTemplatesOverFilesAndVariablesInPathsCannotBeDescribed() throws {
+    /// A template over files: the state keeps its file list, and a new file (a new job) or a
+    /// removed one makes it stale.
+    @Test func aTemplatesFileListIsListedAgain() async throws {
+        let project = try Project()
+        try project.directory.makeDirectory("src")
+        try project.directory.write("src/a.c", "a\n")
+        let yaml = """
+            jobs:
+              copy-${stem}:
+                for: { files: ["src/*.c"] }
+                run: cp ${item} ${stem}.o
+                outputs: ["${stem}.o"]
+            """
+        try project.directory.write("sequencer.yml", yaml)
+        let file = try WorkflowFile.parse(yaml, path: project.directory.file("sequencer.yml"))
+        #expect(UpToDateState.canDescribe(file, pathsUseVariables: file.pathsUseVariables))
+        #expect(file.listings.map(\.files) == [["src/a.c"]])
+        let state = UpToDateState(
+            fileDigest: FileHasher.digest(of: try Data(contentsOf: URL(fileURLWithPath: project.directory.file("sequencer.yml")))),
+            includes: [], includesDigest: CompiledWorkflowCache.includesDigest(of: []), listings: file.listings,
+            directory: file.directory, names: ["copy-a"], files: [])
+        #expect(UpToDateState(decoding: state.encoded()) == state)
+        #expect(state.isCurrent(path: project.directory.file("sequencer.yml")))
+        try project.directory.write("src/b.c", "b\n")
+        #expect(!state.isCurrent(path: project.directory.file("sequencer.yml")), "a new file is a new job")
+        try FileManager.default.removeItem(atPath: project.directory.file("src/b.c"))
+        #expect(state.isCurrent(path: project.directory.file("sequencer.yml")))
+        try FileManager.default.removeItem(atPath: project.directory.file("src/a.c"))
+        #expect(!state.isCurrent(path: project.directory.file("sequencer.yml")), "a job's file is gone")
+    }
+
+    @Test func globInputsVariablesInPathsAndJobsWithoutOutputsCannotBeDescribed() throws {
         let plain = try WorkflowFile.parse(Self.yaml, path: "/tmp/x/sequencer.yml")
         #expect(UpToDateState.canDescribe(plain, pathsUseVariables: plain.pathsUseVariables))
         let glob = try WorkflowFile.parse(Self.yaml.replacingOccurrences(of: "src/a.h", with: "src/*.h"), path: "/tmp/x/sequencer.yml")

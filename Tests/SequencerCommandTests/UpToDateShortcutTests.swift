@@ -156,4 +156,25 @@ struct UpToDateShortcutTests {
         #expect(try await run(cli).shortcut == false)
         #expect(cli.lines("gen.count") == 1)
     }
+
+    /// A template over files takes the shortcut while its files are the same; a new file is a
+    /// new job, which the usual way runs.
+    @Test func aTemplateOverFilesTakesTheShortcutUntilAFileComes() async throws {
+        let yaml = """
+            jobs:
+              copy-${stem}:
+                for: { files: ["src/*.txt"] }
+                run: cp ${item} out/${stem}.copy; echo ${stem} >> copies.count
+                outputs: ["out/${stem}.copy"]
+            """
+        let cli = try await madeUpToDate(yaml, with: ["src/a.txt": "a\n"])
+        defer { cli.remove() }
+        #expect(try await run(cli).shortcut)
+        try cli.write("src/b.txt", "b\n")
+        let (added, shortcut) = try await run(cli)
+        #expect(!shortcut && added.stdout.contains("1 up to date, 1 succeeded"), "\(added.output)")
+        #expect(cli.lines("copies.count") == 2)
+        _ = try await run(cli)
+        #expect(try await run(cli).shortcut)
+    }
 }

@@ -95,7 +95,7 @@ extension WorkflowFile {
     /// Whether the files templates range over are still those the file was read with (a new
     /// source file makes a new job, so a compiled copy must not be used).
     public func listingsAreCurrent() -> Bool {
-        listings.allSatisfy { Self.listFiles($0.patterns, excluding: $0.excluded, in: directory) == $0.files }
+        listings.allSatisfy { $0.isCurrent(in: directory) }
     }
 
     /// Whether `name`, a job name with `${…}` (a template's), could be matched by the need

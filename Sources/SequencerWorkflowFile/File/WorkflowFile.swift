@@ -47,6 +47,17 @@ public struct WorkflowFile: Sendable {
         public var patterns: [String]
         public var excluded: [String]
         public var files: [String]
+
+        public init(patterns: [String], excluded: [String], files: [String]) {
+            self.patterns = patterns
+            self.excluded = excluded
+            self.files = files
+        }
+
+        /// Whether the patterns match the same files in `directory` (the workflow file's) now.
+        public func isCurrent(in directory: String) -> Bool {
+            WorkflowFile.listFiles(patterns, excluding: excluded, in: directory) == files
+        }
     }
 
     /// A named concurrency limit.
