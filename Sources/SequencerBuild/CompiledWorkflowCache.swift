@@ -25,10 +25,10 @@ public enum CompiledWorkflowCache {
         public let fromCopy: Bool
         /// Why a new copy could not be written, if it could not: only a missed shortcut.
         public let saveError: (any Error)?
-        /// The SHA-256 of the bytes the file was loaded from, and the digest over the files it
-        /// includes (``includesDigest(of:)``): nil when it could not be read.
+        /// The SHA-256 of the bytes the file was loaded from, and of each file it includes as it
+        /// was read (in the order of its `includes`): nil when they are not known.
         public var fileDigest: String?
-        public var includesDigest: String?
+        public var includeDigests: [String]?
     }
 
     /// Reads the workflow file at `path`, from its compiled copy when that matches the file.
@@ -49,9 +49,10 @@ public enum CompiledWorkflowCache {
         if let cached = FileManager.default.contents(atPath: copy), cached.count > header,
            cached.prefix(hash.count).elementsEqual(hash),
            let file = WorkflowFile(compiled: Array(cached.dropFirst(header)), path: path) {
-            let includes = includesDigest(of: file.includes)
-            if cached.dropFirst(hash.count).prefix(hash.count).elementsEqual(includes.utf8), file.listingsAreCurrent() {
-                return Loaded(file: file, fromCopy: true, saveError: nil, fileDigest: digest, includesDigest: includes)
+            let includes = digests(of: file.includes)
+            if cached.dropFirst(hash.count).prefix(hash.count).elementsEqual(combined(file.includes, includes).utf8),
+               file.listingsAreCurrent() {
+                return Loaded(file: file, fromCopy: true, saveError: nil, fileDigest: digest, includeDigests: includes)
             }
         }
         // The text is decoded (and checked to be UTF-8) only when it is parsed.
@@ -59,20 +60,23 @@ public enum CompiledWorkflowCache {
             return Loaded(file: try WorkflowFile.load(path: path), fromCopy: false, saveError: nil)
         }
         let file = try WorkflowFile.parse(text, path: path)
-        let includes = includesDigest(of: file.includes)
+        // Of the texts the parser read: a file edited since is then not taken for what was read.
+        let includes = file.includedTexts.map { FileHasher.digest(of: $0) }
         return Loaded(
-            file: file, fromCopy: false, saveError: save(Data(hash + Array(includes.utf8) + file.compiled()), to: copy),
-            fileDigest: digest, includesDigest: includes)
+            file: file, fromCopy: false,
+            saveError: save(Data(hash + Array(combined(file.includes, includes).utf8) + file.compiled()), to: copy),
+            fileDigest: digest, includeDigests: includes)
     }
 
-    /// The SHA-256 over the files at `includes` (a file's includes), as they are now (a file
-    /// that cannot be read counts as empty: the copy is then not used, as its hash was taken
-    /// when it could).
-    public static func includesDigest(of includes: [String]) -> String {
-        let hashes = includes.map { path in
-            path + "\0" + (FileManager.default.contents(atPath: path).map(FileHasher.digest(of:)) ?? "unreadable")
-        }
-        return FileHasher.digest(of: Data(hashes.joined(separator: "\n").utf8))
+    /// The SHA-256 of each file at `paths` as it is now; `unreadable` for one that cannot be
+    /// read (a copy whose hash was taken when it could is then not used).
+    public static func digests(of paths: [String]) -> [String] {
+        paths.map { FileManager.default.contents(atPath: $0).map(FileHasher.digest(of:)) ?? "unreadable" }
+    }
+
+    /// The SHA-256 over the included files' paths and digests, as the copy's header keeps it.
+    private static func combined(_ paths: [String], _ digests: [String]) -> String {
+        FileHasher.digest(of: Data(zip(paths, digests).map { $0 + "\0" + $1 }.joined(separator: "\n").utf8))
     }
 
     /// Where the compiled copy of the workflow file at `path` is kept.

@@ -117,7 +117,8 @@ public final class UpToDate: UpToDateCheck {
     }
 
     /// ``allUpToDate()``, with the files the pass read (every output, every input, every file a
-    /// depfile named), each once, with its stamp as the pass saw it: an ``UpToDateState``'s.
+    /// depfile named), with their stamps as the pass saw them: an ``UpToDateState``'s. (A
+    /// job's output that another job reads is there twice.)
     public func allUpToDateWithFiles() -> (names: [String], files: [UpToDateState.File])? {
         allUpToDate(collecting: true)
     }
@@ -150,8 +151,16 @@ public final class UpToDate: UpToDateCheck {
                 index < needs.count ? fingerprints[needs[needs.startIndex + index]] : stored[name]?.fingerprint
             } inputHash: { path in
                 if let hash = inputHashes[path] { return hash }
-                let hash = (collecting ? hasher.hash(path, stamp: &stamp) : hasher.hash(path)) ?? "missing"
-                if collecting { inputs.append(UpToDateState.File(path: path, stamp: stamp)) }
+                let found = collecting ? hasher.hash(path, stamp: &stamp) : hasher.hash(path)
+                if collecting {
+                    // A file that is there but cannot be read hashes as missing: its stamp would
+                    // not change when it can be read, so the state keeps one that never matches.
+                    if found == nil, !stamp.elementsEqual("none".utf8), !stamp.elementsEqual("directory".utf8) {
+                        stamp = Array("unreadable".utf8)
+                    }
+                    inputs.append(UpToDateState.File(path: path, stamp: stamp))
+                }
+                let hash = found ?? "missing"
                 inputHashes[path] = hash
                 return hash
             }.fingerprint(scratch: &text)

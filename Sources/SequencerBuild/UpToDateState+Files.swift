@@ -15,9 +15,9 @@ extension UpToDateState {
     ///
     /// Each half: the number of bytes it takes, the number of directories, and for each its
     /// path (a length and UTF-8), the number of its files, and for each file its name (a
-    /// `UInt16` length and UTF-8) and stamp (a kind, 0 nothing there, 1 a directory, 2 a
-    /// file then its size, modification time and inode as `Int64`; any other kind never
-    /// matches). Little-endian throughout.
+    /// `UInt16` length and UTF-8) and stamp (a kind, 0 nothing there, 1 something other than
+    /// a regular file, 2 a regular file then its size, modification time and inode as `Int64`;
+    /// any other kind never matches). Little-endian throughout.
     struct FileSection: Equatable, Sendable {
         private(set) var bytes: [UInt8] = []
 

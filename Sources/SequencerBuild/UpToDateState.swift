@@ -17,7 +17,7 @@ public import SequencerWorkflowFile
 ///
 /// ```swift
 /// if let bytes = try journal.upToDateState(workflow: key), let state = UpToDateState(decoding: bytes),
-///    state.isCurrent(path: "sequencer.yml") {
+///    state.sourceIsCurrent(path: "sequencer.yml") /* then, holding the journal's lock: */, state.filesAreCurrent() {
 ///     // every job is up to date: state.names, needs first
 /// }
 /// ```
@@ -35,18 +35,20 @@ public struct UpToDateState: Equatable, Sendable {
 
     /// The format: bump it when fingerprints change meaning, so that a state another build
     /// wrote is not trusted.
-    static let format: UInt8 = 3
+    static let format: UInt8 = 4
     private static let magic = Array("SQUS".utf8)
 
     /// The SHA-256 of the workflow file's bytes, as loaded for the decision.
     public var fileDigest: String
-    /// The files it includes, and the digest over them (``CompiledWorkflowCache/includesDigest(of:)``).
+    /// The files it includes (absolute), and the SHA-256 of each as the file was read with it.
     public var includes: [String]
-    public var includesDigest: String
+    public var includeDigests: [String]
     /// The file lists its templates range over, as the decision's file had them, and the
     /// directory (absolute) their patterns are in: a new source file is a new job.
     public var listings: [WorkflowFile.FileListing] = []
     public var directory = "/"
+    /// The warnings the run printed (a template whose files are none, say), printed again.
+    public var warnings: [String] = []
     /// The jobs, each after the jobs it needs (the order a run adds them).
     public var names: [String]
     /// Every output and input file the decision read, once each, by absolute path.
@@ -54,18 +56,19 @@ public struct UpToDateState: Equatable, Sendable {
     private let fileSection: FileSection
 
     public init(
-        fileDigest: String, includes: [String], includesDigest: String, listings: [WorkflowFile.FileListing] = [],
-        directory: String = "/", names: [String], files: [File]
+        fileDigest: String, includes: [String] = [], includeDigests: [String] = [], listings: [WorkflowFile.FileListing] = [],
+        directory: String = "/", warnings: [String] = [], names: [String], files: [File]
     ) {
-        self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, fileSection: FileSection(files))
+        self.init(fileDigest: fileDigest, includes: includes, includeDigests: includeDigests, names: names, fileSection: FileSection(files))
         self.listings = listings
         self.directory = directory
+        self.warnings = warnings
     }
 
-    private init(fileDigest: String, includes: [String], includesDigest: String, names: [String], fileSection: FileSection) {
+    private init(fileDigest: String, includes: [String], includeDigests: [String], names: [String], fileSection: FileSection) {
         self.fileDigest = fileDigest
         self.includes = includes
-        self.includesDigest = includesDigest
+        self.includeDigests = includeDigests
         self.names = names
         self.fileSection = fileSection
     }
@@ -80,14 +83,25 @@ public struct UpToDateState: Equatable, Sendable {
             }
     }
 
-    /// Whether the workflow file at `path`, the files it includes and every file of the state
-    /// are as they were: a digest of each workflow file and a `stat` per file (on two threads,
-    /// see ``FileSection``).
+    /// Whether the workflow file at `path`, the files it includes, its templates' file lists
+    /// and every file of the state are as they were (``sourceIsCurrent(path:)``, then
+    /// ``filesAreCurrent()``).
     public func isCurrent(path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path), FileHasher.digest(of: data) == fileDigest,
-              CompiledWorkflowCache.includesDigest(of: includes) == includesDigest,
-              listings.allSatisfy({ $0.isCurrent(in: directory) }) else { return false }
-        return fileSection.isCurrent()
+        sourceIsCurrent(path: path) && filesAreCurrent()
+    }
+
+    /// Whether the workflow file at `path` and the files it includes are as they were: a
+    /// digest of each.
+    public func sourceIsCurrent(path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path), FileHasher.digest(of: data) == fileDigest else { return false }
+        return CompiledWorkflowCache.digests(of: includes) == includeDigests
+    }
+
+    /// Whether the templates' file lists and every file of the state are as they were: the
+    /// lists listed again, then a `stat` per file (on two threads, see ``FileSection``). Ask
+    /// it while holding the journal's lock, so that no run changes a file meanwhile.
+    public func filesAreCurrent() -> Bool {
+        listings.allSatisfy { $0.isCurrent(in: directory) } && fileSection.isCurrent()
     }
 
     // MARK: - Encoding
@@ -101,9 +115,10 @@ public struct UpToDateState: Equatable, Sendable {
             bytes.append(contentsOf: text)
         }
         put(fileDigest.utf8)
-        put(includesDigest.utf8)
         put(includes.count)
         for include in includes { put(include.utf8) }
+        put(includeDigests.count)
+        for digest in includeDigests { put(digest.utf8) }
         put(directory.utf8)
         put(listings.count)
         for listing in listings {
@@ -112,6 +127,8 @@ public struct UpToDateState: Equatable, Sendable {
                 for item in list { put(item.utf8) }
             }
         }
+        put(warnings.count)
+        for warning in warnings { put(warning.utf8) }
         put(names.count)
         for name in names { put(name.utf8) }
         put(fileSection.bytes)
@@ -122,20 +139,21 @@ public struct UpToDateState: Equatable, Sendable {
     public init?(decoding bytes: [UInt8]) {
         var reader = Reader(bytes: bytes)
         guard reader.take(Self.magic.count).map(Array.init) == Self.magic, reader.take(1)?.first == Self.format,
-              let fileDigest = reader.text(), let includesDigest = reader.text(),
-              let includes = reader.list({ $0.text() }), let directory = reader.text(),
+              let fileDigest = reader.text(), let includes = reader.list({ $0.text() }),
+              let includeDigests = reader.list({ $0.text() }), let directory = reader.text(),
               let listings = reader.list({ reader -> WorkflowFile.FileListing? in
                   guard let patterns = reader.list({ $0.text() }), let excluded = reader.list({ $0.text() }),
                         let files = reader.list({ $0.text() }) else { return nil }
                   return WorkflowFile.FileListing(patterns: patterns, excluded: excluded, files: files)
               }),
-              let names = reader.list({ $0.text() }),
+              let warnings = reader.list({ $0.text() }), let names = reader.list({ $0.text() }),
               let files = reader.blob().flatMap(FileSection.init(encoded:)),
               reader.atEnd
         else { return nil }
-        self.init(fileDigest: fileDigest, includes: includes, includesDigest: includesDigest, names: names, fileSection: files)
+        self.init(fileDigest: fileDigest, includes: includes, includeDigests: includeDigests, names: names, fileSection: files)
         self.listings = listings
         self.directory = directory
+        self.warnings = warnings
     }
 
     private struct Reader {

@@ -11,7 +11,7 @@ enum CompiledWorkflow {
 
     /// The file, and the digests of it and of its includes as loaded (nil when they are not
     /// known); or (after printing its errors) exit status 2.
-    static func loadWithDigests(_ path: String) throws -> (file: WorkflowFile, digests: (fileDigest: String, includesDigest: String)?) {
+    static func loadWithDigests(_ path: String) throws -> (file: WorkflowFile, digests: (fileDigest: String, includeDigests: [String])?) {
         let loaded: CompiledWorkflowCache.Loaded
         do {
             loaded = try CompiledWorkflowCache.load(path: path)
@@ -21,7 +21,7 @@ enum CompiledWorkflow {
         if let error = loaded.saveError {
             log.debug("cannot keep a compiled copy of the workflow file", metadata: ["path": "\(path)", "error": "\(error)"])
         }
-        guard let fileDigest = loaded.fileDigest, let includesDigest = loaded.includesDigest else { return (loaded.file, nil) }
-        return (loaded.file, (fileDigest, includesDigest))
+        guard let fileDigest = loaded.fileDigest, let includeDigests = loaded.includeDigests else { return (loaded.file, nil) }
+        return (loaded.file, (fileDigest, includeDigests))
     }
 }

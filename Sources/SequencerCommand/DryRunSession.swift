@@ -16,7 +16,7 @@ struct DryRunSession {
     /// Prints the plan: a line per job and a count, or with `--json` a JSON document.
     /// - Parameter whole: the file before jobs were selected, for the input check.
     func run(whole: WorkflowFile) throws {
-        let session = RunSession(file: file, options: options)
+        var session = RunSession(file: file, options: options)
         try session.checkInputs(in: whole)
         let plan: [DryRun.Job]
         if options.noJournal {

@@ -58,9 +58,10 @@ extension RunSession {
     /// Prints the problems with the inputs of the jobs to run, before any starts; exit status 2
     /// when a literal input is missing (nothing runs), and the run goes on after warnings.
     /// - Parameter whole: the file before jobs were selected: any job's outputs count.
-    func checkInputs(in whole: WorkflowFile) throws {
+    mutating func checkInputs(in whole: WorkflowFile) throws {
         let diagnostics = whole.warnings + InputCheck(file: whole, expansions: expansions).diagnostics(for: file.jobs, missing: .error)
         for diagnostic in diagnostics { printError(diagnostic.description) }
+        warnings = diagnostics.map(\.description)
         let errors = diagnostics.filter { $0.severity == .error }.count
         guard errors == 0 else {
             printError("\(errors) error\(errors == 1 ? "" : "s") in \(file.path): nothing ran")

@@ -28,7 +28,9 @@ struct RunSession {
 
     /// The digests of the workflow file and of its includes as loaded, when its every job
     /// runs and an ``UpToDateState`` can describe it: a no-op run then keeps one.
-    var stateSource: (fileDigest: String, includesDigest: String)?
+    var stateSource: (fileDigest: String, includeDigests: [String])?
+    /// The warnings the input check printed (kept with the state, for the shortcut to print).
+    var warnings: [String] = []
 
     /// Only these jobs run; the others are skipped as up to date (nil: every job may run).
     /// A watch sets it to the jobs a change affects and the jobs that depend on them.
@@ -170,8 +172,8 @@ struct RunSession {
             guard let decided = check.allUpToDateWithFiles() else { return false }
             names = decided.names
             state = UpToDateState(
-                fileDigest: source.fileDigest, includes: file.includes, includesDigest: source.includesDigest,
-                listings: file.listings, directory: Self.absolute(file.directory),
+                fileDigest: source.fileDigest, includes: file.includes.map(Self.absolute), includeDigests: source.includeDigests,
+                listings: file.listings, directory: Self.absolute(file.directory), warnings: warnings,
                 // Absolute: a later run may start in another directory.
                 names: decided.names, files: decided.files.map { UpToDateState.File(path: Self.absolute($0.path), stamp: $0.stamp) }
             ).encoded()

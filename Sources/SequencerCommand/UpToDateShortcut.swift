@@ -3,8 +3,9 @@ import SequencerBuild
 import SequencerJournal
 
 /// A run of a workflow file whose every job is up to date, decided from the journal's
-/// ``UpToDateState`` alone, as ninja decides a no-op: the file's digest, then a `stat` and a
-/// compare per file, without loading the file or computing a fingerprint. When the state is
+/// ``UpToDateState`` alone, as ninja decides a no-op: the file's digest, then (holding the
+/// journal's lock, as a run does) a `stat` and a compare per file, without loading the file
+/// or computing a fingerprint. When the state is
 /// missing or anything changed, the run goes the usual way (which keeps a new state when it
 /// finds every job up to date).
 ///
@@ -31,18 +32,21 @@ enum UpToDateShortcut {
         _ = try options.deadline.map { try duration($0, option: "--deadline") }
         let journalPath = journalOptions.path(beside: JournalPrefetch.directory(ofFile: path))
         let key = absolutePath(path)
-        // Any failure here is left to the usual run, which reports it.
+        // Any failure here is left to the usual run, which reports it. The file's digest
+        // first, which needs no lock.
         guard FileManager.default.fileExists(atPath: journalPath), let journal = try? SQLiteJournal(path: journalPath),
               let version = try? journal.dataVersion(), let bytes = try? journal.upToDateState(workflow: key),
-              let state = UpToDateState(decoding: bytes), state.isCurrent(path: path) else { return .notTaken(begun: nil) }
+              let state = UpToDateState(decoding: bytes), state.sourceIsCurrent(path: path) else { return .notTaken(begun: nil) }
         ProcessLifetime.keep(state)
         let recorder = try await journal.recorder(waiting: !options.noWait) {
             try journal.beginRun(workflow: key, info: RunInfo(only: [], keepGoing: options.keepGoing).json)
         }
-        // Another process may have recorded a run meanwhile: the state is kept only while
-        // the fingerprints it stands for are unchanged, so it is read again if anything was written
-        // meanwhile (nothing was if the journal's data version is the same).
-        guard let now = try? journal.dataVersion(), now == version || (try? journal.upToDateState(workflow: key)) == bytes else {
+        // The files, once no other run can change them: holding the journal's lock. Another
+        // process may have recorded a run meanwhile: the state is kept only while the
+        // fingerprints it stands for are unchanged, so it is read again if anything was written
+        // (nothing was if the journal's data version is the same).
+        guard let now = try? journal.dataVersion(), now == version || (try? journal.upToDateState(workflow: key)) == bytes,
+              state.filesAreCurrent() else {
             return .notTaken(begun: (journal, recorder))
         }
         defer {
@@ -50,6 +54,7 @@ enum UpToDateShortcut {
             RunSession.deleteOldRuns(recorder: recorder, key: key, options: options)
         }
         log.debug("every job is up to date, as the journal's up-to-date state says", metadata: ["files": "\(state.files.count)"])
+        for warning in state.warnings { printError(warning) }
         let console = Console(descriptor: STDOUT_FILENO, isLive: Console.isTerminal(STDOUT_FILENO))
         RunSession.endUpToDate(jobs: state.names, path: path, recorder: recorder, console: console, verbose: options.verbose, state: nil)
         return .ended

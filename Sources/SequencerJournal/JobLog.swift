@@ -66,7 +66,6 @@ enum JobLog {
         return data
     }
 
-    /// The records of `data`; nil when it is not whole records.
     /// The records of `count` jobs, positions 0 to `count - 1`, each up to date, checked from
     /// `startedAt` to `endedAt`: "UPTD", the count (`UInt32`), and the two times (`Int64`),
     /// little-endian. Never a multiple of ``Record/size`` long, so never taken for records.
@@ -80,10 +79,13 @@ enum JobLog {
 
     private static let upToDateMagic = Array("UPTD".utf8)
 
-    static func unpack(_ data: Data) -> [Record]? {
+    /// The records of `data`; nil when it is damaged, or is a short up-to-date row of more
+    /// jobs than its session has `names`.
+    static func unpack(_ data: Data, names: Int = .max) -> [Record]? {
         if data.count == 24, data.prefix(4).elementsEqual(upToDateMagic) {
-            return data.withUnsafeBytes { buffer in
+            return data.withUnsafeBytes { buffer -> [Record]? in
                 let count = UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+                guard count <= names else { return nil }
                 let startedAt = Int64(littleEndian: buffer.loadUnaligned(fromByteOffset: 8, as: Int64.self))
                 let endedAt = Int64(littleEndian: buffer.loadUnaligned(fromByteOffset: 16, as: Int64.self))
                 return (0..<count).map { position in
@@ -160,7 +162,7 @@ enum JobLog {
             db, sql: "SELECT session, records FROM job_log WHERE run_id = ? ORDER BY session, seq", arguments: [run])
         while let segment = try segments.next() {
             let session: Int64 = segment["session"]
-            guard let (start, names) = sessions[session], let records = unpack(segment["records"]) else {
+            guard let (start, names) = sessions[session], let records = unpack(segment["records"], names: names.count) else {
                 throw damaged(path, run: run)
             }
             for record in records {

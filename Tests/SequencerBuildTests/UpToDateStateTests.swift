@@ -59,7 +59,7 @@ import Testing
         let decided = try #require(try project.check(yaml).allUpToDateWithFiles())
         let state = UpToDateState(
             fileDigest: FileHasher.digest(of: try Data(contentsOf: URL(fileURLWithPath: project.directory.file("sequencer.yml")))),
-            includes: [], includesDigest: CompiledWorkflowCache.includesDigest(of: []), names: decided.names, files: decided.files)
+            names: decided.names, files: decided.files)
         return (project, state)
     }
 
@@ -119,7 +119,9 @@ import Testing
             UpToDateState.File(path: "/top", stamp: Array("1:2:3".utf8)),
             UpToDateState.File(path: "/c/odd", stamp: Array("not a stamp".utf8)),
         ]
-        let state = UpToDateState(fileDigest: "d", includes: ["/i.yml"], includesDigest: "e", names: ["a"], files: files)
+        let state = UpToDateState(
+            fileDigest: "d", includes: ["/i.yml"], includeDigests: ["e"], listings: [.init(patterns: ["*.c"], excluded: [], files: ["a.c"])],
+            directory: "/p", warnings: ["w: a warning"], names: ["a"], files: files)
         let decoded = UpToDateState(decoding: state.encoded())
         #expect(decoded == state)
         let back = Dictionary(uniqueKeysWithValues: (decoded?.files ?? []).map { ($0.path, String(decoding: $0.stamp, as: UTF8.self)) })
@@ -147,7 +149,7 @@ import Testing
         #expect(file.listings.map(\.files) == [["src/a.c"]])
         let state = UpToDateState(
             fileDigest: FileHasher.digest(of: try Data(contentsOf: URL(fileURLWithPath: project.directory.file("sequencer.yml")))),
-            includes: [], includesDigest: CompiledWorkflowCache.includesDigest(of: []), listings: file.listings,
+            listings: file.listings,
             directory: file.directory, names: ["copy-a"], files: [])
         #expect(UpToDateState(decoding: state.encoded()) == state)
         #expect(state.isCurrent(path: project.directory.file("sequencer.yml")))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SequencerTestSupport
 import Testing
 
@@ -122,6 +123,11 @@ struct UpToDateShortcutTests {
         let cli = try await madeUpToDate(main, with: ["more.yml": more])
         defer { cli.remove() }
         #expect(try await run(cli).shortcut)
+        // From another directory: the included file is the same file (kept by absolute path).
+        try FileManager.default.createDirectory(atPath: cli.path("elsewhere"), withIntermediateDirectories: true)
+        let (process, stdout, stderr) = try cli.start(["run", "../sequencer.yml"], environment: ["SEQUENCER_LOG": "debug"], in: "elsewhere")
+        let fromElsewhere = try await cli.finish(process, stdout, stderr)
+        #expect(fromElsewhere.status == 0 && fromElsewhere.stderr.contains(Self.shortcut), "\(fromElsewhere.output)")
         try cli.write("more.yml", more.replacingOccurrences(of: "echo u >>", with: "echo U >>"))
         #expect(try await run(cli).shortcut == false)
         #expect(cli.lines("use.count") == 2)
@@ -176,5 +182,54 @@ struct UpToDateShortcutTests {
         #expect(cli.lines("copies.count") == 2)
         _ = try await run(cli)
         #expect(try await run(cli).shortcut)
+    }
+
+    /// The files are checked once the journal's lock is held: a run that waited for another
+    /// (here, a file sharing the journal) while that one changed an input does not take the
+    /// shortcut on what it saw before waiting.
+    @Test func filesAreCheckedAfterWaitingForTheJournal() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        try cli.write("other.yml", """
+            jobs:
+              hold: "touch started; while [ ! -f gate ]; do sleep 0.01; done"
+            """)
+        let (holder, holderOut, holderErr) = try cli.start(["run", "other.yml"])
+        #expect(await eventually(within: .seconds(30)) { FileManager.default.fileExists(atPath: cli.path("started")) })
+        let (waiter, waiterOut, waiterErr) = try cli.start(["run"], environment: ["SEQUENCER_LOG": "debug"])
+        let stderr = Mutex("")
+        let reader = Thread {
+            while true {
+                let data = waiterErr.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                stderr.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }
+        reader.start()
+        #expect(await eventually(within: .seconds(30)) { stderr.withLock { $0.contains("sequencer: waiting:") } })
+        try cli.write("src.txt", "changed while it waited\n")
+        try cli.write("gate", "")
+        #expect(try await cli.finish(holder, holderOut, holderErr).status == 0)
+        let read = Pipe()  // its standard error is the thread's: nothing to read here
+        try read.fileHandleForWriting.close()
+        let waited = try await cli.finish(waiter, waiterOut, read)
+        #expect(waited.status == 0, "\(waited.output)")
+        #expect(!stderr.withLock { $0.contains(Self.shortcut) }, "\(stderr.withLock { $0 })")
+        #expect(cli.lines("gen.count") == 2, "gen ran for the changed input")
+    }
+
+    /// The warnings a run prints (a template whose files are none) are printed by the shortcut too.
+    @Test func theShortcutPrintsTheWarningsTheRunPrinted() async throws {
+        let cli = try await madeUpToDate(Self.yaml + """
+
+              stub-${stem}:
+                for: { files: ["none/*.x"] }
+                run: touch ${stem}.y
+                outputs: ["${stem}.y"]
+            """)
+        defer { cli.remove() }
+        let (taken, shortcut) = try await run(cli)
+        #expect(shortcut, "\(taken.output)")
+        #expect(taken.stderr.contains("warning:") && taken.stderr.contains("none/*.x"), "\(taken.stderr)")
     }
 }

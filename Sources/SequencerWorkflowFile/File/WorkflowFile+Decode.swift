@@ -43,6 +43,7 @@ extension WorkflowFile {
             for index in parts.indices { jobsSeen = readLanesAndJobs(of: index) || jobsSeen }
             let main = parts.count - 1
             file.includes = parts.dropLast().map(\.path)
+            file.includedTexts = parts.dropLast().map(\.text)
             let hasInclude = parts[main].entries?.contains { $0.key == "include" } ?? false
             if parts[main].entries != nil, !jobsSeen, !hasInclude {
                 parts[main].reader.error("the workflow has no 'jobs'; add a 'jobs' mapping of job names to commands",

@@ -14,6 +14,8 @@ extension WorkflowFile {
     /// top-level entries (keys checked).
     struct Part {
         var path: String
+        /// The file's text, as read.
+        var text: String
         var reader: NodeReader
         /// Nil when the file is empty or not a mapping (which is reported).
         var entries: [NodeReader.Entry]?
@@ -38,7 +40,7 @@ extension WorkflowFile {
                 if chain.isEmpty, composed.problems.isEmpty {
                     reader.error("the file is empty; a workflow needs 'jobs'", at: SourceLocation(line: 1, column: 1))
                 }
-                parts.append(Part(path: path, reader: reader, entries: nil))
+                parts.append(Part(path: path, text: text, reader: reader, entries: nil))
                 return
             }
             let entries = reader.entries(of: root, chain.isEmpty ? "the workflow file" : "an included file")
@@ -50,7 +52,7 @@ extension WorkflowFile {
                     include(name, at: reader.location(of: node), from: path, chain: chain + [absolute], reader: &reader)
                 }
             }
-            parts.append(Part(path: path, reader: reader, entries: entries))
+            parts.append(Part(path: path, text: text, reader: reader, entries: entries))
         }
 
         private mutating func include(

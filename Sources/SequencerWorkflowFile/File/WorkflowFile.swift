@@ -33,6 +33,10 @@ public struct WorkflowFile: Sendable {
     /// The files this one includes (directly or not), as diagnostics name them, in the order
     /// they are read.
     public var includes: [String] = []
+    /// The text of each of ``includes`` as the file was read with it (empty for a file read
+    /// from its compiled form): what a digest of the includes must be taken of, since a file
+    /// may change after it was read.
+    public var includedTexts: [String] = []
     /// The file lists that templates range over (`for: { files: … }`), as they were when the
     /// file was read: a copy of the file read from its compiled form is current only while
     /// these lists are (see ``listingsAreCurrent()``).
