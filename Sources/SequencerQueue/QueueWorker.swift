@@ -15,6 +15,9 @@ final class QueueWorker: Sendable {
         /// Cancelled through ``DurableQueue/cancel(_:)`` (or no longer ours): its end is
         /// `.cancelled`, not `.released`.
         var cancelled = false
+        /// Given up because its lease could not be renewed: no end is recorded for it, and its
+        /// lease runs out (see ``giveUpRunningJobs()``).
+        var givenUp = false
     }
 
     struct State: Sendable {
@@ -311,6 +314,14 @@ final class QueueWorker: Sendable {
         let wake = state.withLock { state -> Bool? in
             guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return nil }
             let result = state.results.removeValue(forKey: id)
+            if running.givenUp {
+                // Its attempt began: ending it as released would give its number to the next
+                // (two runs of one attempt, the fence by attempt blind between them), and would
+                // let another worker start it while this body may still run. Its lease, no
+                // longer renewed, runs out, and the job is taken back as after a crash.
+                state.running[durable] = nil
+                return nil
+            }
             let outcome = Self.outcome(
                 of: running, status: status, result: result, stopping: state.stopping, now: now)
             state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
@@ -405,8 +416,8 @@ final class QueueWorker: Sendable {
     ///
     /// A worker that cannot renew its leases gives its jobs up before they run out: when the
     /// next heartbeat would come after the last renewal's lease ends, its running bodies are
-    /// cancelled and their jobs released (another worker may take them once the leases
-    /// expire; never two at once). A turn stuck in the store for half a lease makes the
+    /// cancelled and their leases left to run out (another worker may take them once they
+    /// have; never two at once). A turn stuck in the store for half a lease makes the
     /// heartbeat stop renewing, for the same end: the jobs go on elsewhere, not in a worker
     /// that cannot record them.
     private func beat(_ now: Doorbell) async {
@@ -436,10 +447,16 @@ final class QueueWorker: Sendable {
         }
     }
 
-    /// Cancels every running body, its job released (not cancelled): this worker can no
-    /// longer hold their leases.
+    /// Cancels every running body: this worker can no longer hold their leases. No end is
+    /// recorded for them (their attempts began); their leases run out and the jobs are taken
+    /// back, by this worker or another, as after a crash, never while a lease holds.
     private func giveUpRunningJobs() {
-        let locals = state.withLock { state in state.running.values.map(\.local) }
+        let locals = state.withLock { state in
+            state.running.values.filter { state.byLocal[$0.local] != nil }.map { running in
+                state.running[running.job.id]?.givenUp = true
+                return running.local
+            }
+        }
         for id in locals { local.cancel(id) }
     }
 
