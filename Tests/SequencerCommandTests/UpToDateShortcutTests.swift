@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Sequencer
 import SequencerTestSupport
 import Testing
 
@@ -197,7 +197,7 @@ struct UpToDateShortcutTests {
         let (holder, holderOut, holderErr) = try cli.start(["run", "other.yml"])
         #expect(await eventually(within: .seconds(30)) { FileManager.default.fileExists(atPath: cli.path("started")) })
         let (waiter, waiterOut, waiterErr) = try cli.start(["run"], environment: ["SEQUENCER_LOG": "debug"])
-        let stderr = Mutex("")
+        let stderr = Locked("")  // not `Mutex`, which the sanitizer cannot see
         let reader = Thread {
             while true {
                 let data = waiterErr.fileHandleForReading.availableData

@@ -1,15 +1,16 @@
 import Foundation
 import SequencerTestSupport
-import Synchronization
+import Sequencer
 import Testing
 
 /// A `sequencer run --watch` started in a test's directory, its output collected as it comes,
 /// so a test can wait for a line.
 final class Watcher {
-    /// What the reading threads share with the test.
+    /// What the reading threads share with the test (`Locked`, not `Mutex`: the sanitizer
+    /// cannot see `Mutex`'s lock, and reported the two readers' last decrements as a race).
     private final class Collected: Sendable {
-        let output = Mutex("")
-        let readers = Mutex(0)
+        let output = Locked("")
+        let readers = Locked(0)
     }
 
     private let process: Process
