@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerBuild
 import SequencerOutput
 import SequencerQueue
 import SequencerWorkflowFile
@@ -36,7 +37,7 @@ enum QueueCommands {
         var statuses: [String: String] = [:]
         for job in jobs { statuses[job.name] = "\(job.job.state)" }
         let timed = jobs.map { ($0.name, $0.job.startedAt.map(offset), $0.job.endedAt.map(offset) ?? $0.job.startedAt.map(offset), false, nil as String?) }
-        let trace = ChromeTrace(file: file, attempts: records, statuses: statuses, criticalPath: TraceCommand.criticalPath(timed, file: file))
+        let trace = ChromeTrace(file: file, attempts: records, statuses: statuses, criticalPath: RecordedCriticalPath.steps(timed, file: file))
         return trace.json()
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerBuild
 import SequencerJournal
 import SequencerOutput
 import SequencerWorkflowFile
@@ -52,31 +53,7 @@ struct TraceCommand: AsyncParsableCommand {
         var statuses: [String: String] = [:]
         for job in jobs { statuses[job.name] = job.status }
         let trace = ChromeTrace(
-            file: file, attempts: records, statuses: statuses, criticalPath: Self.criticalPath(jobs: jobs, file: file, runStart: run.startedAt))
+            file: file, attempts: records, statuses: statuses, criticalPath: RecordedCriticalPath.steps(jobs: jobs, file: file, runStart: run.startedAt))
         write(trace.json(), to: STDOUT_FILENO)
-    }
-
-    /// The run's critical path, by the library's rule (``CriticalPath``) over the journal's
-    /// times and the file's needs and lanes: the same path the run itself reported.
-    static func criticalPath(jobs: [JournalJob], file: WorkflowFile, runStart: Int64) -> [CriticalPath.Step] {
-        func offset(_ time: Int64?) -> Duration? { time.map { .nanoseconds($0 - runStart) } }
-        return criticalPath(
-            jobs.map { ($0.name, offset($0.startedAt), offset($0.endedAt ?? $0.startedAt), $0.status == "upToDate", $0.parent) }, file: file)
-    }
-
-    /// The critical path of jobs with their times from the run's start, by the file's needs
-    /// and lanes.
-    static func criticalPath(
-        _ jobs: [(name: String, startedAt: Duration?, endedAt: Duration?, upToDate: Bool, parent: String?)], file: WorkflowFile
-    ) -> [CriticalPath.Step] {
-        var declared: [String: WorkflowFile.Job] = [:]
-        for job in file.jobs where declared[job.name] == nil { declared[job.name] = job }
-        let schedule = jobs.map { job in
-            CriticalPath.Job(
-                id: JobID(job.name), needs: declared[job.name]?.needs.map { JobID($0.name) } ?? [],
-                lane: declared[job.name]?.lane, parent: job.parent.map { JobID($0) },
-                startedAt: job.startedAt, endedAt: job.endedAt, tookNoTime: job.upToDate)
-        }
-        return CriticalPath.steps(of: schedule)
     }
 }
