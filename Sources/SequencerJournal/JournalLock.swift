@@ -71,6 +71,20 @@ final class JournalLock: Sendable {
         return false
     }
 
+    /// The process that holds the lock now, as it wrote itself in the lock file; nil when no
+    /// other process holds it.
+    func holdingProcess() -> Int32? {
+        if state.withLock({ $0.holder != 0 }) { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) != 0 else {
+            _ = flock(fd, LOCK_UN)
+            return nil
+        }
+        return Self.readHolder(fd)
+    }
+
     /// Lets the lock go, if `holder` still holds it (a holder that let it go, and was then
     /// followed by another, does not take it from the next).
     func release(_ holder: UInt64) {

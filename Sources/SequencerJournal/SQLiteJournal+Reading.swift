@@ -38,6 +38,20 @@ extension SQLiteJournal {
         try read { db in try JobLog.jobs(db, run: id, path: path) }
     }
 
+    /// The names of the jobs run `id` was started with (those of its first session, then any
+    /// a resume added), in position order; jobs added while it ran are not among them.
+    public func jobNames(of id: Int64) throws -> [String] {
+        try read { db in
+            var names: [String] = []
+            var seen: Set<String> = []
+            for data in try Data.fetchAll(db, sql: "SELECT names FROM run_sessions WHERE run_id = ? ORDER BY session", arguments: [id]) {
+                guard let list = JobLog.unpackNames(data) else { throw JobLog.damaged(path, run: id) }
+                for name in list where seen.insert(name).inserted { names.append(name) }
+            }
+            return names
+        }
+    }
+
     /// The attempts recorded for run `id` (by the command line), by job, then attempt.
     public func attempts(of id: Int64) throws -> [JournalAttempt] {
         try read { db in
@@ -51,6 +65,9 @@ extension SQLiteJournal {
 
     /// Whether another process is recording a run in this journal now.
     public var isRecordingElsewhere: Bool { lock.isHeldElsewhere() }
+
+    /// The process recording a run in this journal now, if another one is.
+    public var recordingProcess: Int32? { lock.holdingProcess() }
 
     /// The fingerprints of the last successes of `workflow`'s jobs, by job.
     ///
