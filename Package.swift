@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SequencerQueue", targets: ["SequencerQueue"]),
         .library(name: "SequencerPostgres", targets: ["SequencerPostgres"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
+        .executable(name: "sequencer-serve", targets: ["SequencerServeCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
         .executable(name: "notification-example", targets: ["NotificationExample"]),
@@ -36,6 +37,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Only `sequencer-serve` builds it; no traits: swift-configuration is not needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -98,6 +102,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // The local web page (`sequencer serve`), in a binary of its own: `sequencer` itself
+        // does not link Hummingbird, and `sequencer serve` starts `sequencer-serve`.
+        .target(
+            name: "SequencerServe",
+            dependencies: [
+                "Sequencer",
+                "SequencerJournal",
+                "SequencerWorkflowFile",
+                "SequencerBuild",
+                "SequencerOutput",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "SequencerServeCommand",
+            dependencies: ["SequencerServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
@@ -195,6 +220,11 @@ let package = Package(
         .testTarget(
             name: "SequencerCommandTests",
             dependencies: ["SequencerCommand", "SequencerJournal", "SequencerTestSupport", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerServeTests",
+            dependencies: ["SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerJournal", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .target(

@@ -13,7 +13,7 @@ struct SequencerCLI: AsyncParsableCommand {
             """,
         subcommands: [
             RunCommand.self, CheckCommand.self, GraphCommand.self, RunsCommand.self, ShowCommand.self, TraceCommand.self,
-            ResumeCommand.self, GCCommand.self, CleanCommand.self, WorkerCommand.self,
+            ResumeCommand.self, GCCommand.self, CleanCommand.self, WorkerCommand.self, ServeCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+
+/// `sequencer serve`: starts `sequencer-serve`, the web page's own binary (so that this one
+/// does not carry an HTTP server), found beside this executable or on the `PATH`.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a local web page of the journal's runs (127.0.0.1 only by default).",
+        discussion: "Options: -f FILE, --journal PATH, --port N (default 8080), --host ADDRESS, --open, --no-graphviz. `sequencer serve --help` lists them once sequencer-serve is installed."
+    )
+
+    @Argument(parsing: .captureForPassthrough, help: "The options of sequencer-serve.")
+    var arguments: [String] = []
+
+    func run() throws {
+        guard let binary = Self.locate() else {
+            printError("error: `sequencer serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        let argv = [binary] + arguments
+        let cArguments = argv.map { strdup($0) } + [nil]
+        execv(binary, cArguments)
+        printError("error: cannot start \(binary): \(String(cString: strerror(errno)))")
+        throw ExitCode(ExitStatus.failed)
+    }
+
+    static func locate() -> String? {
+        var candidates: [String] = []
+        if let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append((own as NSString).deletingLastPathComponent + "/sequencer-serve")
+        }
+        candidates.append((CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/sequencer-serve")
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            candidates.append("\(directory)/sequencer-serve")
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

@@ -1,0 +1,475 @@
+/// The page's script and style, served by the binary itself: the page loads nothing from
+/// anywhere else.
+enum Assets {
+    static let script = #"""
+"use strict";
+// sequencer serve's page script. Text from runs is only ever set with textContent.
+(function () {
+  const page = document.body.dataset.page;
+  const words = { upToDate: "up to date", timedOut: "timed out" };
+  const statusOrder = ["running", "failed", "timedOut", "cancelled", "succeeded", "upToDate", "skipped", "pending"];
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function seconds(ms) {
+    if (ms === null || ms === undefined) return "-";
+    const s = ms / 1000;
+    if (s < 60) return s.toFixed(2) + "s";
+    const whole = Math.round(s);
+    if (whole < 3600) return Math.floor(whole / 60) + "m" + String(whole % 60).padStart(2, "0") + "s";
+    return Math.floor(whole / 3600) + "h" + String(Math.floor(whole % 3600 / 60)).padStart(2, "0") + "m";
+  }
+  function statusWords(status) { return words[status] || status; }
+  function badge(status) { return el("span", "badge st-" + status, statusWords(status)); }
+  function jobURL(run, name) { return "/runs/" + run + "/job?name=" + encodeURIComponent(name); }
+
+  if (page === "run") runPage();
+  if (page === "job") jobPage();
+
+  // MARK: run page
+
+  function runPage() {
+    let data = JSON.parse(document.getElementById("page-data").textContent);
+    let received = performance.now();
+    let zoom = null;  // pixels per millisecond; null fits the run to the width
+    let graphNodes = null;
+    const params = new URLSearchParams(location.search);
+    let focus = params.get("focus");
+
+    function now() {
+      if (data.state === "running") return data.now + (performance.now() - received);
+      return data.duration !== null && data.duration !== undefined ? data.duration : data.now;
+    }
+
+    function renderHeader() {
+      const head = document.getElementById("run-head");
+      head.dataset.state = data.state;
+      const state = document.getElementById("run-state");
+      state.replaceChildren(badge(data.state));
+      document.getElementById("run-duration").textContent =
+        data.state === "running" ? seconds(now()) + " so far" : seconds(data.duration);
+      document.getElementById("run-jobs").textContent = String(data.jobs.length);
+      const counts = {};
+      for (const job of data.jobs) counts[job.status] = (counts[job.status] || 0) + 1;
+      const parts = statusOrder.filter((s) => counts[s]).map((s) => counts[s] + " " + statusWords(s));
+      const retried = data.jobs.filter((j) => j.attempts > 1).length;
+      if (retried) parts.push(retried + " retried");
+      document.getElementById("run-counts").textContent = parts.join(", ");
+      const line = document.getElementById("critical-line");
+      line.replaceChildren();
+      if (data.critical.length) {
+        line.append(el("strong", null, "Critical path: "));
+        // A long path shows its ends, as the command line does; the timeline marks all of it.
+        const long = data.critical.length > 12;
+        data.critical.forEach((index, position) => {
+          const job = data.jobs[index];
+          if (long && position >= 5 && position < data.critical.length - 5) {
+            if (position === 5) line.append(" → … " + (data.critical.length - 10) + " more …");
+            return;
+          }
+          if (position) line.append(" → ");
+          const link = el("a", "crit-step", job.name);
+          link.href = jobURL(data.id, job.name);
+          line.append(link);
+          if (job.start !== null && job.end !== null) line.append(" " + seconds(job.end - job.start));
+        });
+      }
+    }
+
+    // Jobs table: filtered, at most 500 rows.
+    const filter = document.getElementById("job-filter");
+    function renderJobs() {
+      const body = document.querySelector("#jobs tbody");
+      const text = filter.value.toLowerCase();
+      const rows = [];
+      let matched = 0;
+      data.jobs.forEach((job, index) => {
+        if (text && !job.name.toLowerCase().includes(text)) return;
+        matched += 1;
+        if (rows.length >= 500) return;
+        const row = el("tr");
+        row.dataset.job = String(index);
+        const name = el("td");
+        const link = el("a", null, job.name);
+        link.href = jobURL(data.id, job.name);
+        name.append(link);
+        const status = el("td");
+        status.append(badge(job.status));
+        const time = job.start !== null && job.start !== undefined
+          ? (job.end !== null && job.end !== undefined ? job.end - job.start : (job.status === "running" ? now() - job.start : null)) : null;
+        row.append(name, status, el("td", "num", String(job.attempts)), el("td", "num", seconds(time)),
+          el("td", null, job.lane !== null && job.lane !== undefined ? data.lanes[job.lane].name : ""));
+        rows.push(row);
+      });
+      body.replaceChildren(...rows);
+      document.getElementById("jobs-note").textContent =
+        matched > rows.length ? "The first " + rows.length + " of " + matched + " jobs; filter to find the others." : "";
+    }
+    filter.addEventListener("input", renderJobs);
+
+    // MARK: graph
+
+    function applyStatuses() {
+      const critical = new Set(data.critical);
+      const graph = document.getElementById("graph");
+      for (const node of graph.querySelectorAll("[id^='job-']")) {
+        const index = Number(node.id.slice(4));
+        const job = data.jobs[index];
+        if (!job) continue;
+        for (const name of Array.from(node.classList)) if (name.startsWith("st-")) node.classList.remove(name);
+        node.classList.add("st-" + job.status);
+        node.classList.toggle("crit", critical.has(index));
+        node.dataset.status = job.status;
+      }
+      for (const edge of graph.querySelectorAll("[id^='edge-']")) {
+        const [from, to] = edge.id.slice(5).split("-").map(Number);
+        const a = data.critical.indexOf(from);
+        edge.classList.toggle("crit", a >= 0 && data.critical[a + 1] === to);
+      }
+    }
+
+    function loadGraph(whole) {
+      const graph = document.getElementById("graph");
+      graph.dataset.ready = "false";
+      const query = new URLSearchParams();
+      if (focus) query.set("focus", focus);
+      if (whole) query.set("whole", "1");
+      fetch("/runs/" + data.id + "/graph?" + query.toString())
+        .then((response) => response.json())
+        .then((answer) => {
+          graphNodes = answer.nodes;
+          document.getElementById("graph-note").textContent = [answer.note, answer.problem ? answer.problem + "; drawn without Graphviz." : null].filter(Boolean).join(" ");
+          if (answer.svg) {
+            const parsed = new DOMParser().parseFromString(answer.svg, "image/svg+xml");
+            const svg = parsed.documentElement;
+            if (svg.nodeName === "svg") {
+              for (const script of svg.querySelectorAll("script, foreignObject")) script.remove();
+              graph.replaceChildren(document.importNode(svg, true));
+              graph.dataset.layout = "graphviz";
+            }
+          } else {
+            drawPlainGraph(graph, answer);
+          }
+          applyStatuses();
+          graph.dataset.ready = "true";
+          // When the page first had its header, jobs, timeline and graph: the tests' "usable".
+          if (!document.body.dataset.readyMs) document.body.dataset.readyMs = String(Math.round(performance.now()));
+        })
+        .catch((error) => {
+          document.getElementById("graph-note").textContent = "The graph could not be loaded: " + error;
+          graph.dataset.ready = "error";
+        });
+    }
+
+    // Without Graphviz: the drawn jobs in columns by depth, each listing its needs.
+    function drawPlainGraph(graph, answer) {
+      const shown = new Set(answer.nodes);
+      const depth = new Map();
+      function depthOf(index) {
+        if (depth.has(index)) return depth.get(index);
+        depth.set(index, 0);
+        let d = 0;
+        for (const need of data.jobs[index].needs) if (shown.has(need)) d = Math.max(d, depthOf(need) + 1);
+        depth.set(index, d);
+        return d;
+      }
+      const columns = [];
+      for (const index of answer.nodes) {
+        const d = depthOf(index);
+        (columns[d] = columns[d] || []).push(index);
+      }
+      const board = el("div", "plain-graph");
+      for (const column of columns) {
+        const box = el("div", "column");
+        for (const index of column || []) {
+          const job = data.jobs[index];
+          const node = el("a", "node job");
+          node.id = "job-" + index;
+          node.href = jobURL(data.id, job.name);
+          node.append(el("span", "name", job.name));
+          const needs = job.needs.filter((n) => shown.has(n)).map((n) => data.jobs[n].name);
+          if (needs.length) node.append(el("span", "needs", "needs " + needs.join(", ")));
+          const hidden = answer.hidden[String(index)];
+          if (hidden) node.append(el("span", "needs", "+" + (hidden[0] + hidden[1]) + " more"));
+          if (index === answer.focus) node.classList.add("focus");
+          box.append(node);
+        }
+        board.append(box);
+      }
+      graph.replaceChildren(board);
+      graph.dataset.layout = "plain";
+    }
+
+    const focusForm = document.getElementById("graph-focus");
+    focusForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      focus = new FormData(focusForm).get("focus") || null;
+      const url = new URL(location.href);
+      if (focus) url.searchParams.set("focus", focus); else url.searchParams.delete("focus");
+      history.replaceState(null, "", url);
+      loadGraph(false);
+    });
+    document.getElementById("graph-all").addEventListener("click", () => { focus = null; loadGraph(true); });
+    const names = document.getElementById("job-names");
+    names.replaceChildren(...data.jobs.slice(0, 5000).map((job) => { const option = el("option"); option.value = job.name; return option; }));
+
+    // MARK: timeline
+
+    // Each lane's attempts on rows of their own: an attempt goes on the first row free at its start.
+    function timelineRows() {
+      const t = now();
+      const segments = [];
+      const byJob = new Map();
+      for (const attempt of data.attempts) {
+        segments.push({ job: attempt.job, start: attempt.start, end: attempt.end, attempt: attempt.attempt, exit: attempt.exit, kind: "attempt" });
+        byJob.set(attempt.job, Math.max(byJob.get(attempt.job) || 0, attempt.end));
+      }
+      data.jobs.forEach((job, index) => {
+        if (job.start === null || job.start === undefined) return;
+        if (job.status === "running") {
+          const start = byJob.has(index) ? byJob.get(index) : job.start;
+          segments.push({ job: index, start: start, end: Math.max(start, t), attempt: job.attempts, kind: "running" });
+        } else if (!byJob.has(index) && job.status !== "upToDate" && job.end !== null && job.end !== undefined) {
+          segments.push({ job: index, start: job.start, end: job.end, attempt: job.attempts, kind: "attempt" });
+        }
+      });
+      segments.sort((a, b) => a.start - b.start || a.end - b.end || a.job - b.job);
+      const lanes = new Map();
+      const firstRow = new Map();
+      for (const segment of segments) {
+        const lane = data.jobs[segment.job].lane;
+        const key = lane === null || lane === undefined ? -1 : lane;
+        if (!lanes.has(key)) lanes.set(key, []);
+        const rows = lanes.get(key);
+        let row = rows.findIndex((r) => r.end <= segment.start + 0.0001);
+        if (row < 0) { row = rows.length; rows.push({ end: 0, segments: [] }); }
+        rows[row].end = segment.end;
+        rows[row].segments.push(segment);
+        if (!firstRow.has(segment.job)) firstRow.set(segment.job, { lane: key, row: row, start: segment.start });
+      }
+      // Queued: from when its needs ended (or the run started) to its first start, under its first bar.
+      for (const [index, place] of firstRow) {
+        const job = data.jobs[index];
+        let ready = 0;
+        for (const need of job.needs) {
+          const end = data.jobs[need].end;
+          if (end !== null && end !== undefined) ready = Math.max(ready, end);
+        }
+        if (place.start - ready > 1) lanes.get(place.lane)[place.row].segments.push({ job: index, start: ready, end: place.start, kind: "queued" });
+      }
+      return { lanes: lanes, end: t };
+    }
+
+    function renderTimeline() {
+      const box = document.getElementById("timeline");
+      const { lanes, end } = timelineRows();
+      const width = Math.max(200, box.clientWidth - 150);
+      const scale = zoom || width / Math.max(end, 1);
+      const critical = new Set(data.critical);
+      const rows = [];
+      const keys = Array.from(lanes.keys()).sort((a, b) => a - b);
+      for (const key of keys) {
+        lanes.get(key).forEach((row, number) => {
+          const line = el("div", "row");
+          const name = key < 0 ? "jobs" : "lane " + data.lanes[key].name;
+          line.append(el("div", "label", name + " " + (number + 1)));
+          const track = el("div", "track");
+          track.style.width = Math.ceil(end * scale) + "px";
+          for (const segment of row.segments) {
+            const job = data.jobs[segment.job];
+            const bar = el(segment.kind === "queued" ? "div" : "a", "bar " + segment.kind + " st-" + (segment.kind === "running" ? "running" : job.status));
+            if (segment.kind !== "queued") {
+              bar.href = jobURL(data.id, job.name);
+              bar.dataset.job = String(segment.job);
+              if (critical.has(segment.job)) bar.classList.add("crit");
+              if (segment.attempt > 1) bar.classList.add("retry");
+              bar.append(el("span", null, job.name + (segment.attempt > 1 ? " #" + segment.attempt : "")));
+            }
+            bar.style.left = (segment.start * scale) + "px";
+            bar.style.width = Math.max(1, (segment.end - segment.start) * scale) + "px";
+            bar.title = job.name + (segment.kind === "queued" ? " queued " : " ") + seconds(segment.end - segment.start)
+              + (segment.exit ? " (" + segment.exit + ")" : "");
+            track.append(bar);
+          }
+          line.append(track);
+          rows.push(line);
+        });
+      }
+      if (!rows.length) rows.push(el("p", "note", data.jobs.every((j) => j.status === "upToDate") ? "Every job was up to date: nothing ran." : "Nothing has started yet."));
+      box.replaceChildren(...rows);
+      box.dataset.ready = "true";
+    }
+    document.getElementById("zoom-in").addEventListener("click", () => { zoom = currentScale() * 2; renderTimeline(); });
+    document.getElementById("zoom-out").addEventListener("click", () => { zoom = currentScale() / 2; renderTimeline(); });
+    document.getElementById("zoom-fit").addEventListener("click", () => { zoom = null; renderTimeline(); });
+    function currentScale() {
+      const box = document.getElementById("timeline");
+      return zoom || Math.max(200, box.clientWidth - 150) / Math.max(now(), 1);
+    }
+
+    // MARK: following a running run
+
+    function renderAll() { renderHeader(); renderJobs(); renderTimeline(); applyStatuses(); }
+
+    function follow() {
+      const source = new EventSource("/runs/" + data.id + "/events");
+      source.addEventListener("full", (event) => { data = JSON.parse(event.data); received = performance.now(); renderAll(); });
+      source.addEventListener("update", (event) => {
+        const update = JSON.parse(event.data);
+        data.state = update.state;
+        data.duration = update.duration;
+        data.now = update.now;
+        received = performance.now();
+        for (const [key, job] of Object.entries(update.jobs)) data.jobs[Number(key)] = job;
+        data.attempts.push(...update.attempts);
+        data.critical = update.critical;
+        renderAll();
+      });
+      source.addEventListener("end", () => { source.close(); renderAll(); });
+      const ticker = setInterval(() => {
+        if (data.state !== "running") { clearInterval(ticker); return; }
+        renderHeader();
+        renderTimeline();
+      }, 500);
+    }
+
+    renderHeader();
+    renderJobs();
+    renderTimeline();
+    loadGraph(false);
+    if (data.state === "running") follow();
+    window.addEventListener("resize", () => { if (!zoom) renderTimeline(); });
+  }
+
+  // MARK: job page
+
+  function jobPage() {
+    for (const section of document.querySelectorAll("section.output")) {
+      const input = section.querySelector(".output-search");
+      const log = section.querySelector("pre.log");
+      if (!input || !log) continue;
+      const original = log.innerHTML;  // the server's escaped markup
+      const count = section.querySelector(".matches");
+      input.addEventListener("input", () => {
+        log.innerHTML = original;
+        const text = input.value;
+        if (!text) { count.textContent = ""; return; }
+        const needle = text.toLowerCase();
+        const walker = document.createTreeWalker(log, NodeFilter.SHOW_TEXT);
+        const nodes = [];
+        while (walker.nextNode()) nodes.push(walker.currentNode);
+        let matches = 0;
+        for (const node of nodes) {
+          const value = node.nodeValue;
+          const lower = value.toLowerCase();
+          let from = 0;
+          let at = lower.indexOf(needle, from);
+          if (at < 0) continue;
+          const pieces = document.createDocumentFragment();
+          while (at >= 0) {
+            pieces.append(value.slice(from, at));
+            pieces.append(el("mark", null, value.slice(at, at + text.length)));
+            matches += 1;
+            from = at + text.length;
+            at = lower.indexOf(needle, from);
+          }
+          pieces.append(value.slice(from));
+          node.replaceWith(pieces);
+        }
+        count.textContent = matches + " match" + (matches === 1 ? "" : "es");
+        const first = log.querySelector("mark");
+        if (first) first.scrollIntoView({ block: "center" });
+      });
+    }
+  }
+})();
+"""#
+
+    static let style = #"""
+:root { --ink: #1d2330; --muted: #5b6475; --line: #d9dee8; --panel: #ffffff; --back: #f4f6fa;
+  --ok: #2e9b4f; --fail: #d23c3c; --run: #2f6fde; --wait: #9aa3b5; --skip: #b9a04a; --cancel: #8c5fb8; --crit: #ff8a00; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--back); }
+header.top { display: flex; gap: 24px; align-items: center; padding: 10px 24px; background: #1d2330; }
+header.top a { color: #e8ecf4; text-decoration: none; }
+header.top .brand { font-weight: 700; letter-spacing: .02em; }
+header.top nav { display: flex; gap: 16px; }
+main { padding: 16px 24px 48px; max-width: 1500px; }
+h1 { font-size: 22px; margin: 8px 0; } h2 { font-size: 16px; margin: 4px 0 10px; }
+a { color: #1f5fc7; }
+.path { color: var(--muted); font-family: ui-monospace, monospace; font-size: 12px; word-break: break-all; }
+.note { color: var(--muted); } .warning { color: #9a5b00; } .error { color: var(--fail); }
+.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 14px 0; }
+table.grid { border-collapse: collapse; width: 100%; background: var(--panel); }
+table.grid th, table.grid td { text-align: left; padding: 5px 10px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+table.grid th { font-size: 12px; color: var(--muted); font-weight: 600; }
+table.grid td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.filters { display: flex; gap: 12px; align-items: center; margin: 8px 0; }
+.pages { margin: 12px 0; display: flex; gap: 16px; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
+dl.facts dt { color: var(--muted); }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; color: #fff; background: var(--wait); }
+.badge.st-succeeded { background: var(--ok); } .badge.st-failed, .badge.st-timedOut, .badge.st-interrupted { background: var(--fail); }
+.badge.st-running { background: var(--run); } .badge.st-cancelled { background: var(--cancel); }
+.badge.st-skipped { background: var(--skip); } .badge.st-upToDate { background: #7f8aa0; }
+.critical-line { margin: 6px 0 0; } .critical-line .crit-step { color: #b35f00; font-weight: 600; }
+.graph { overflow: auto; max-height: 70vh; border: 1px solid var(--line); border-radius: 6px; background: #fbfcfe; min-height: 80px; }
+.graph svg { display: block; }
+.graph .node.st-succeeded path, .graph .node.st-succeeded polygon { fill: #c9ecd3; }
+.graph .node.st-failed path, .graph .node.st-failed polygon, .graph .node.st-timedOut path, .graph .node.st-timedOut polygon { fill: #f6c4c4; }
+.graph .node.st-running path, .graph .node.st-running polygon { fill: #c8dafc; }
+.graph .node.st-cancelled path, .graph .node.st-cancelled polygon { fill: #e2d3f1; }
+.graph .node.st-skipped path, .graph .node.st-skipped polygon { fill: #efe5bf; }
+.graph .node.st-upToDate path, .graph .node.st-upToDate polygon { fill: #e3e7ee; }
+.graph .node.crit path, .graph .node.crit polygon { stroke: var(--crit); stroke-width: 2.5px; }
+.graph .node.focus text { font-weight: 700; }
+.graph .edge.crit path { stroke: var(--crit); stroke-width: 2.5px; } .graph .edge.crit polygon { stroke: var(--crit); fill: var(--crit); }
+.graph-focus { display: flex; gap: 8px; align-items: center; margin-bottom: 6px; }
+.plain-graph { display: flex; gap: 28px; padding: 12px; align-items: flex-start; }
+.plain-graph .column { display: flex; flex-direction: column; gap: 8px; }
+.plain-graph .node { display: block; padding: 4px 10px; border: 1px solid #5b6475; border-radius: 6px; background: #fff; color: var(--ink); text-decoration: none; min-width: 90px; }
+.plain-graph .node .needs { display: block; font-size: 11px; color: var(--muted); }
+.plain-graph .node.st-succeeded { background: #c9ecd3; } .plain-graph .node.st-failed, .plain-graph .node.st-timedOut { background: #f6c4c4; }
+.plain-graph .node.st-running { background: #c8dafc; } .plain-graph .node.st-skipped { background: #efe5bf; }
+.plain-graph .node.st-cancelled { background: #e2d3f1; } .plain-graph .node.st-upToDate { background: #e3e7ee; }
+.plain-graph .node.crit { border: 2.5px solid var(--crit); } .plain-graph .node.focus { font-weight: 700; }
+.zoom { display: flex; gap: 6px; align-items: center; margin-bottom: 8px; }
+.legend { color: var(--muted); font-size: 12px; display: inline-flex; gap: 6px; align-items: center; }
+.legend span { display: inline-block; width: 18px; height: 8px; border-radius: 2px; }
+.queued-key { background: repeating-linear-gradient(90deg, #b9c1d0 0 4px, transparent 4px 7px); }
+.running-key { background: var(--ok); } .critical-key { background: transparent; border: 2px solid var(--crit); }
+.timeline { overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; background: #fbfcfe; padding: 6px 0; }
+.timeline .row { display: flex; align-items: center; height: 24px; }
+.timeline .label { flex: 0 0 140px; padding: 0 8px; font-size: 12px; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; position: sticky; left: 0; background: #fbfcfe; z-index: 2; }
+.timeline .track { position: relative; height: 22px; flex: 0 0 auto; }
+.timeline .bar { position: absolute; top: 2px; height: 15px; border-radius: 3px; background: var(--ok); overflow: hidden; color: #fff; font-size: 11px; line-height: 15px; text-decoration: none; white-space: nowrap; }
+.timeline .bar span { padding: 0 4px; }
+.timeline .bar.st-failed, .timeline .bar.st-timedOut { background: var(--fail); }
+.timeline .bar.st-cancelled { background: var(--cancel); }
+.timeline .bar.running { background: var(--run); }
+.timeline .bar.retry { opacity: .85; }
+.timeline .bar.queued { top: 18px; height: 3px; border-radius: 0; background: repeating-linear-gradient(90deg, #b9c1d0 0 4px, transparent 4px 7px); }
+.timeline .bar.crit { box-shadow: inset 0 0 0 2px var(--crit); }
+pre.command, pre.log { background: #11151d; color: #e6e9ef; padding: 10px 12px; border-radius: 6px; overflow: auto; max-height: 70vh; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; word-break: break-word; }
+pre.log mark { background: #ffd54a; color: #000; }
+.tools { display: flex; gap: 12px; align-items: center; }
+.fg0 { color: #5c6370; } .fg1 { color: #ef5350; } .fg2 { color: #66bb6a; } .fg3 { color: #fdd835; } .fg4 { color: #64a0ff; } .fg5 { color: #ce93d8; } .fg6 { color: #4dd0e1; } .fg7 { color: #e6e9ef; }
+.fg8 { color: #8a93a3; } .fg9 { color: #ff7b7b; } .fg10 { color: #9be89f; } .fg11 { color: #ffee7a; } .fg12 { color: #8fb8ff; } .fg13 { color: #f0b3fa; } .fg14 { color: #84f1ff; } .fg15 { color: #ffffff; }
+.bg0 { background: #000; } .bg1 { background: #a52a2a; } .bg2 { background: #2e7d32; } .bg3 { background: #9e8a00; } .bg4 { background: #1e4fa8; } .bg5 { background: #7b3f8c; } .bg6 { background: #007c89; } .bg7 { background: #9ea3ad; }
+.bg8 { background: #4b5260; } .bg9 { background: #e04848; } .bg10 { background: #4caf50; } .bg11 { background: #c7b000; } .bg12 { background: #3f7fe0; } .bg13 { background: #b25fc7; } .bg14 { background: #00a7b5; } .bg15 { background: #fff; }
+.b { font-weight: 700; } .i { font-style: italic; } .u { text-decoration: underline; }
+.crumbs { color: var(--muted); margin: 0; }
+.actions { display: flex; gap: 12px; margin: 6px 0; } .actions form { margin: 0; }
+.diagnostic { margin: 10px 0; } .diagnostic .message { margin: 4px 0; font-family: ui-monospace, monospace; font-size: 12.5px; }
+.diagnostic.error > .message { color: var(--fail); } .diagnostic.warning > .message { color: #9a5b00; } .diagnostic.note { margin-left: 20px; }
+pre.yaml { background: #f7f8fb; border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 4px 0; font: 12px/1.45 ui-monospace, monospace; overflow: auto; }
+pre.yaml .at { background: #fde2e2; display: inline-block; min-width: 100%; } pre.yaml .around { color: var(--muted); } pre.yaml .caret { color: var(--fail); font-weight: 700; }
+.cycle-line { font-family: ui-monospace, monospace; color: var(--fail); font-weight: 600; }
+.cycle-graph.plain-graph { align-items: center; gap: 8px; } .cycle-graph .cycle-edge { color: var(--fail); font-weight: 700; }
+.cycle-graph .node { background: #fde2e2; border-color: #b42323; }
+"""#
+}

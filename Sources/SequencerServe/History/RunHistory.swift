@@ -1,0 +1,115 @@
+import Foundation
+import Sequencer
+import SequencerBuild
+public import SequencerJournal
+import SequencerWorkflowFile
+
+/// What the page reads: the journal, opened for reading only, and the workflow files its runs
+/// name (for needs, lanes and commands, which the journal does not keep).
+public final class RunHistory: Sendable {
+    public let journal: SQLiteJournal
+    private let files = WorkflowFiles()
+
+    /// - Throws: ``JournalError`` when the journal cannot be read (see
+    ///   ``SQLiteJournal/init(readingOnly:)``).
+    public init(journalPath: String) throws {
+        journal = try SQLiteJournal(readingOnly: journalPath)
+    }
+
+    /// What the runs page shows.
+    public struct RunsPage: Sendable {
+        public var runs: [RunSummary]
+        /// How many runs match the filters, on every page.
+        public var total: Int
+        /// The `before` of the next (older) page; nil on the last.
+        public var older: Int64?
+        public var workflows: [String]
+    }
+
+    /// A run with its state as a reader tells it and the counts its row lacks.
+    public struct RunSummary: Sendable, Encodable {
+        public let run: JournalRun
+        /// `running`, `interrupted` (its process died), or how it ended.
+        public let state: String
+        public let counts: JournalJobCounts
+
+        /// Jobs that ran a command, whatever became of it.
+        public var ran: Int { run.succeeded + run.failed + run.cancelled + run.timedOut }
+        public var failed: Int { run.failed + run.timedOut }
+    }
+
+    /// The page of runs after `before` (newest first) matching the filters.
+    public func runsPage(workflow: String?, state: String?, before: Int64?, limit: Int) throws -> RunsPage {
+        // `interrupted` is a run recorded as running whose recorder is gone.
+        let status = state == "interrupted" ? "running" : state
+        var runs = try journal.runs(workflow: workflow, status: status, before: before, limit: limit + 1)
+        let hasMore = runs.count > limit
+        runs = Array(runs.prefix(limit))
+        let counts = try journal.jobCounts(of: runs.map(\.id))
+        let recording = try recordingRun()
+        var summaries = runs.map { run in
+            RunSummary(run: run, state: Self.state(of: run, recording: recording), counts: counts[run.id] ?? JournalJobCounts())
+        }
+        if let state { summaries = summaries.filter { $0.state == state } }
+        return RunsPage(
+            runs: summaries, total: try journal.runCount(workflow: workflow, status: status),
+            older: hasMore ? runs.last?.id : nil, workflows: try journal.workflows())
+    }
+
+    /// The run being recorded now by another process: the newest, while the journal's lock is held.
+    func recordingRun() throws -> Int64? {
+        guard journal.isRecordingElsewhere else { return nil }
+        return try journal.runs(limit: 1).first?.id
+    }
+
+    static func state(of run: JournalRun, recording: Int64?) -> String {
+        run.status == "running" && run.id != recording ? "interrupted" : run.status
+    }
+
+    /// The run `id` as the run page shows it; nil when there is no such run.
+    public func run(_ id: Int64) throws -> RunView? {
+        guard let run = try journal.run(id) else { return nil }
+        let names = try journal.jobNames(of: id)
+        let jobs = try journal.jobs(of: id)
+        let attempts = try journal.attempts(of: id)
+        let loaded = files.file(at: run.workflow)
+        let state = Self.state(of: run, recording: try recordingRun())
+        let critical = loaded.file.map { file in
+            RecordedCriticalPath.steps(jobs: jobs, file: file, runStart: run.startedAt).map(\.job.rawValue)
+        } ?? []
+        return RunView(
+            run: run, state: state, names: names, jobs: jobs, attempts: attempts, file: loaded.file, fileProblem: loaded.problem,
+            critical: critical)
+    }
+}
+
+/// The workflow files runs name, each parsed once while it stays the same on disk.
+final class WorkflowFiles: Sendable {
+    private struct Entry {
+        var stamp: [Int64]
+        var file: WorkflowFile?
+        var problem: String?
+    }
+
+    private let cache = Locked<[String: Entry]>([:])
+
+    /// The file at `path` as it is now, or why it cannot be read.
+    func file(at path: String) -> (file: WorkflowFile?, problem: String?) {
+        let stamp = Self.stamp(path)
+        if let entry = cache.withLock({ $0[path] }), entry.stamp == stamp { return (entry.file, entry.problem) }
+        let entry: Entry
+        do {
+            entry = Entry(stamp: stamp, file: try WorkflowFile.load(path: path), problem: nil)
+        } catch {
+            entry = Entry(stamp: stamp, file: nil, problem: "\(error)")
+        }
+        cache.withLock { $0[path] = entry }
+        return (entry.file, entry.problem)
+    }
+
+    private static func stamp(_ path: String) -> [Int64] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return [] }
+        return [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import SequencerJournal
+
+/// A job of a run: what it ran, how each attempt ended, and its output.
+struct JobPage {
+    let view: RunView
+    let job: RunView.Job
+
+    /// The most of an attempt's output the page shows (its end); the download has it all.
+    static let shownBytes = 1 << 20
+
+    func html(token: String) -> String {
+        let run = view.run
+        let record = job.record
+        let link = "/runs/\(run.id)"
+        var body = """
+            <p class="crumbs"><a href="/runs">Runs</a> › <a href="\(link)">Run #\(run.id)</a></p>
+            <h1 id="job-name">\(HTML.escape(job.name))</h1>
+            <p>\(HTML.badge(job.status))\(record?.error.map { " <span class=\"error\" id=\"job-error\">\(HTML.escape($0))</span>" } ?? "")</p>
+            <dl class="facts">
+            """
+        body += "<dt>Time</dt><dd>\(HTML.duration(record?.duration))</dd>"
+        body += "<dt>Attempts</dt><dd id=\"job-attempts\">\(record?.attempts ?? 0)</dd>"
+        if let lane = job.lane { body += "<dt>Lane</dt><dd>\(HTML.escape(view.lanes[lane].name))</dd>" }
+        if let parent = record?.parent { body += "<dt>Added by</dt><dd>\(jobLink(parent))</dd>" }
+        let needs = job.needs.map { jobLink(view.jobs[$0].name) }
+        body += "<dt>Needs</dt><dd>\(needs.isEmpty ? "nothing" : needs.joined(separator: ", "))</dd>"
+        if let position = view.position(of: job.name) {
+            let dependents = view.dependents[position].map { jobLink(view.jobs[$0].name) }
+            body += "<dt>Needed by</dt><dd>\(dependents.isEmpty ? "nothing" : dependents.joined(separator: ", "))</dd>"
+        }
+        body += "</dl>\n<p><a href=\"\(link)?focus=\(HTML.escape(HTML.query(job.name)))\">Show in the graph</a></p>\n"
+        if let declared = job.declared {
+            body += "<h2>Command</h2><p class=\"note\">As the workflow file has it now.</p><pre id=\"job-command\" class=\"command\">\(HTML.escape(declared.run))</pre>\n"
+            if let directory = declared.workingDirectory { body += "<p>In <code>\(HTML.escape(directory))</code></p>" }
+        }
+        body += attemptsTable()
+        for attempt in job.attempts.reversed() {
+            body += output(of: attempt)
+        }
+        return HTML.page(title: job.name, page: "job", token: token, body: body)
+    }
+
+    private func jobLink(_ name: String) -> String {
+        "<a href=\"/runs/\(view.run.id)/job?name=\(HTML.escape(HTML.query(name)))\">\(HTML.escape(name))</a>"
+    }
+
+    private func attemptsTable() -> String {
+        guard !job.attempts.isEmpty else {
+            let why = job.status == "upToDate" ? "It was up to date: nothing ran." : "No attempt has ended yet."
+            return "<h2>Attempts</h2><p class=\"note\" id=\"no-attempts\">\(why)</p>\n"
+        }
+        var html = "<h2>Attempts</h2><table class=\"grid\" id=\"attempts\"><thead><tr><th>#</th><th>Started</th><th>Time</th><th>Exit</th></tr></thead><tbody>"
+        for attempt in job.attempts {
+            html += """
+                <tr><td>\(attempt.attempt)</td><td>+\(HTML.duration(Double(attempt.startedAt - view.run.startedAt) / 1e9))</td>\
+                <td>\(HTML.duration(Double(attempt.endedAt - attempt.startedAt) / 1e9))</td><td>\(HTML.escape(attempt.exit))</td></tr>
+                """
+        }
+        return html + "</tbody></table>\n"
+    }
+
+    private func output(of attempt: JournalAttempt) -> String {
+        var html = "<section class=\"output\" data-attempt=\"\(attempt.attempt)\"><h2>Output of attempt \(attempt.attempt)</h2>"
+        guard let path = attempt.output else { return html + "<p class=\"note\">It printed nothing.</p></section>\n" }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return html + "<p class=\"warning\">The output is gone: \(HTML.escape(path)) (<code>sequencer gc</code> deletes old runs' output).</p></section>\n"
+        }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        let start = size > UInt64(Self.shownBytes) ? size - UInt64(Self.shownBytes) : 0
+        try? handle.seek(toOffset: start)
+        let data = (try? handle.readToEnd()) ?? Data()
+        let raw = "/runs/\(view.run.id)/job/output?name=\(HTML.query(job.name))&attempt=\(attempt.attempt)"
+        html += """
+            <p class="tools"><input class="output-search" type="search" placeholder="Search the output"> <span class="matches"></span> \
+            <a class="raw" href="\(HTML.escape(raw))" download>Download the raw log (\(size) bytes)</a></p>
+            """
+        if start > 0 { html += "<p class=\"note\">The last \(Self.shownBytes) bytes of \(size); the download has all of it.</p>" }
+        return html + "<pre class=\"log\">\(ANSI.html(String(decoding: data, as: UTF8.self)))</pre></section>\n"
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Sequencer
+import Hummingbird
+import Logging
+import SequencerJournal
+
+/// `sequencer serve`: the pages of a journal's runs, on 127.0.0.1 unless told otherwise.
+///
+/// Every page and asset comes from this binary (no CDN: it works offline). Nothing it serves
+/// on GET changes anything; the actions are POSTs that carry the server's token (see
+/// ``ServeOptions/token``). Requests naming another host are refused, so that a web page
+/// elsewhere cannot reach it through a name that resolves to 127.0.0.1.
+public struct Server: Sendable {
+    let options: ServeOptions
+    let history: RunHistory
+    let graphviz: Graphviz
+    let port = Locked<Int?>(nil)
+
+    public init(options: ServeOptions) throws {
+        self.options = options
+        history = try RunHistory(journalPath: options.journalPath)
+        graphviz = Graphviz(executable: options.graphviz)
+    }
+
+    /// Serves until the process is interrupted; `ready` gets the page's address once the
+    /// server listens.
+    public func run(ready: @escaping @Sendable (String) -> Void) async throws {
+        let router = Router()
+        router.middlewares.add(Guard(server: self))
+        routes(router)
+        var logger = Logger(label: "sequencer-serve")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? options.port
+                self.port.withLock { $0 = port }
+                ready("http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)/")
+            },
+            logger: logger)
+        // The command stops the process on a signal: an event stream never ends by itself.
+        try await app.runService(gracefulShutdownSignals: [])
+    }
+
+    private func routes(_ router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/runs"]) }
+        router.get("/runs") { request, _ in try runsPage(request) }
+        router.get("/runs/:id") { request, context in try runPage(request, id: context.parameters.require("id", as: Int64.self)) }
+        router.get("/runs/:id/graph") { request, context in
+            try await graph(request, id: context.parameters.require("id", as: Int64.self))
+        }
+        router.get("/runs/:id/events") { _, context in
+            try events(id: context.parameters.require("id", as: Int64.self))
+        }
+        router.get("/runs/:id/job") { request, context in
+            try jobPage(request, id: context.parameters.require("id", as: Int64.self))
+        }
+        router.get("/runs/:id/job/output") { request, context in
+            try rawOutput(request, id: context.parameters.require("id", as: Int64.self))
+        }
+        actionRoutes(router)
+        router.get("/workflow") { request, _ in try await workflowPage(request) }
+        router.get("/assets/app.js") { _, _ in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
+        router.get("/assets/style.css") { _, _ in Self.asset(Assets.style, type: "text/css; charset=utf-8") }
+    }
+
+    // MARK: - Pages
+
+    private func runsPage(_ request: Request) throws -> Response {
+        let query = Query(request.uri.query)
+        let state = query["state"].flatMap { RunsPage.states.contains($0) ? $0 : nil }
+        let before = query["before"].flatMap(Int64.init)
+        let page = try read { try history.runsPage(workflow: query["workflow"], state: state, before: before, limit: 50) }
+        return Self.html(RunsPage(page: page, workflow: query["workflow"], state: state, before: before).html(token: options.token))
+    }
+
+    private func runPage(_ request: Request, id: Int64) throws -> Response {
+        guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
+        return Self.html(RunPage(view: view, focus: Query(request.uri.query)["focus"]).html(token: options.token))
+    }
+
+    private func jobPage(_ request: Request, id: Int64) throws -> Response {
+        guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
+        let name = Query(request.uri.query)["name"] ?? ""
+        guard let job = view.job(named: name) else { return notFound("Run #\(id) has no job '\(name)'.") }
+        return Self.html(JobPage(view: view, job: job).html(token: options.token))
+    }
+
+    /// An attempt's output file, byte for byte.
+    private func rawOutput(_ request: Request, id: Int64) throws -> Response {
+        let query = Query(request.uri.query)
+        guard let name = query["name"], let number = query["attempt"].flatMap(Int.init) else {
+            return notFound("Name a job and an attempt.")
+        }
+        let attempts = try read { try history.journal.attempts(of: id) }
+        guard let attempt = attempts.first(where: { $0.job == name && $0.attempt == number }) else {
+            return notFound("Run #\(id) has no attempt \(number) of job '\(name)'.")
+        }
+        guard let path = attempt.output else {
+            return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init())
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { return notFound("The output is gone: \(path).") }
+        let filename = "run\(id)-\(name)-\(number).log".map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/octet-stream",
+                .contentDisposition: "attachment; filename=\"\(String(filename))\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The focused graph as JSON: the drawn jobs, the hidden counts, and Graphviz's SVG (or
+    /// why there is none: the page then draws it itself).
+    private func graph(_ request: Request, id: Int64) async throws -> Response {
+        guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
+        let query = Query(request.uri.query)
+        let focus = GraphView(view: view, focus: query["focus"], whole: query["whole"] != nil)
+        var svg: String?
+        var problem: String?
+        do {
+            svg = try await graphviz.svg(of: focus.dot())
+        } catch {
+            problem = error.description
+        }
+        return Self.json(focus.document(svg: svg, problem: problem))
+    }
+
+    /// A workflow file checked: the one given to `serve`, or one the journal's runs name.
+    private func workflowPage(_ request: Request) async throws -> Response {
+        var known = try read { try history.journal.workflows() }
+        if let own = options.workflowPath, !known.contains(own) { known.insert(own, at: 0) }
+        guard let path = Query(request.uri.query)["file"] ?? options.workflowPath ?? known.first else {
+            return notFound("No workflow file: start sequencer serve with -f FILE, or record a run.")
+        }
+        guard known.contains(path) else { return notFound("The page shows only the file it was given and those its runs name.") }
+        let checked = WorkflowPage.check(path)
+        var svgs: [String?] = []
+        for (number, cycle) in WorkflowPage.cycles(in: checked.errors).enumerated() {
+            svgs.append(try? await graphviz.svg(of: WorkflowPage.dot(cycle: cycle, number: number)))
+        }
+        return Self.html(WorkflowPage(path: path, known: known).html(token: options.token, checked: checked, cycleSVGs: svgs))
+    }
+
+    // MARK: - Responses
+
+    func read<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as JournalError {
+            throw HTTPError(.internalServerError, message: "\(error)")
+        }
+    }
+
+    private func notFound(_ message: String) -> Response {
+        var response = Self.html(HTML.page(
+            title: "Not found", page: "missing", token: options.token, body: "<h1>Not found</h1><p id=\"missing\">\(HTML.escape(message))</p>"))
+        response.status = .notFound
+        return response
+    }
+
+    static func html(_ text: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func json(_ text: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func asset(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// What `sequencer serve` was asked for.
+public struct ServeOptions: Sendable {
+    public var journalPath: String
+    public var host: String
+    /// 0: any free port.
+    public var port: Int
+    /// Graphviz's `dot`; nil draws graphs without it.
+    public var graphviz: String?
+    /// The workflow file `serve` was given (absolute), for the workflow page.
+    public var workflowPath: String?
+    /// What POSTs must carry: random, new for each server.
+    public var token: String
+
+    public init(
+        journalPath: String, workflowPath: String? = nil, host: String = "127.0.0.1", port: Int = 8080, graphviz: String? = nil,
+        token: String = ServeOptions.newToken()
+    ) {
+        self.journalPath = journalPath
+        self.workflowPath = workflowPath
+        self.host = host
+        self.port = port
+        self.graphviz = graphviz
+        self.token = token
+    }
+
+    /// Graphviz's `dot` on the `PATH`, or nil.
+    public static func findGraphviz() -> String? { Graphviz.find() }
+
+    /// 32 random bytes as hexadecimal.
+    public static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import SequencerServe
+
+/// `sequencer serve` (which starts this binary): the local web page of a journal's runs.
+@main
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sequencer serve",
+        abstract: "Serve a local web page of the journal's runs: live progress, graphs, timelines, jobs' output.",
+        discussion: """
+            It listens on 127.0.0.1 unless --host says otherwise, reads the journal without writing to it, \
+            and loads nothing from the network. Ctrl-C stops it.
+            """
+    )
+
+    @Option(name: [.customShort("f"), .customLong("file")], help: ArgumentHelp("The workflow file whose journal to show.", valueName: "file"))
+    var file = "sequencer.yml"
+
+    @Option(help: ArgumentHelp("The journal (default: .sequencer/journal.sqlite beside the workflow file).", valueName: "path"))
+    var journal: String?
+
+    @Option(help: "The port to listen on (0: any free one).")
+    var port = 8080
+
+    @Option(help: "The address to listen on. Anything but 127.0.0.1 lets other machines read your runs.")
+    var host = "127.0.0.1"
+
+    @Flag(help: "Open the page in the default browser.")
+    var open = false
+
+    @Flag(help: "Lay graphs out without Graphviz, even when it is installed.")
+    var noGraphviz = false
+
+    /// Bad arguments exit with 2, as `sequencer`'s do (argument-parser's own is 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot(nil)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            printError(fullMessage(for: error))
+            Foundation.exit(2)
+        }
+    }
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
+    }
+
+    func run() async throws {
+        let workflowPath = URL(fileURLWithPath: file).standardizedFileURL.path
+        let journalPath = journal ?? ((workflowPath as NSString).deletingLastPathComponent + "/.sequencer/journal.sqlite")
+        if !["127.0.0.1", "localhost", "::1"].contains(host) {
+            printError("warning: serving on \(host): anyone who can reach it can read your runs' output and cancel or resume runs with the page's token")
+        }
+        let options = ServeOptions(
+            journalPath: journalPath, workflowPath: FileManager.default.fileExists(atPath: workflowPath) ? workflowPath : nil, host: host, port: port, graphviz: noGraphviz ? nil : ServeOptions.findGraphviz())
+        let server: Server
+        do {
+            server = try Server(options: options)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        let shouldOpen = open
+        Self.stopOnSignals()
+        do {
+            try await server.run { url in
+                let line = "sequencer serve: \(url) (journal \(journalPath)\(options.graphviz == nil ? ", graphs without Graphviz" : ""))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+                if shouldOpen { Self.openInBrowser(url) }
+            }
+        } catch {
+            printError("error: cannot serve on \(host):\(port): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Nothing to save (the journal is only read): Ctrl-C ends the process at once, open
+    /// event streams and all, with the status of an interrupted command.
+    private static func stopOnSignals() {
+        signal(SIGINT) { _ in _exit(130) }
+        signal(SIGTERM) { _ in _exit(130) }
+    }
+
+    private static func openInBrowser(_ url: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        #if os(macOS)
+        process.arguments = ["open", url]
+        #else
+        process.arguments = ["xdg-open", url]
+        #endif
+        do {
+            try process.run()
+        } catch {
+            printError("warning: cannot open a browser (\(error.localizedDescription)); open \(url)")
+        }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+extension BrowserTests {
+    /// POSTs without the page's token, or with another, change nothing; with it, a failed
+    /// run's preview lists what would run, and confirming resumes it to success.
+    @Test func actionsNeedTheTokenAndResumeRunsWhatThePreviewListed() async throws {
+        let workspace = try Workspace()
+        try workspace.write("sequencer.yml", Self.smallWorkflow)
+        try workspace.write("fail", "")
+        #expect(try await workspace.sequencer("run").status == 1)
+        try FileManager.default.removeItem(atPath: workspace.path("fail"))
+        let before = try await workspace.sequencer("show", "1", "--json")
+        let beforeJobs = try #require((try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [String: Any])?["jobs"] as? [[String: Any]])
+        let notDone = ["setup", "fetch-a", "fetch-b", "check", "build"].filter { name in
+            let status = beforeJobs.first { $0["name"] as? String == name }?["status"] as? String
+            return status != "succeeded" && status != "upToDate"
+        }
+        #expect(notDone.contains("check") && notDone.contains("build") && !notDone.contains("setup"))
+
+        try await withPage(journal: workspace.journal) { browser, served in
+            try await browser.go(served.base + "/runs/1")
+            let refused = try await browser.run("""
+                const post = (body, headers) => fetch('/runs/1/resume', { method: 'POST', body: body, redirect: 'manual',
+                  headers: Object.assign({ 'Content-Type': 'application/x-www-form-urlencoded' }, headers || {}) }).then(r => r.status);
+                return Promise.all([post(''), post('token=wrong'), post('', { 'X-Sequencer-Token': 'wrong' }),
+                                    fetch('/runs/1/cancel', { method: 'POST', body: '' }).then(r => r.status)]);
+                """.replacingOccurrences(of: "return Promise.all", with: "return await Promise.all").asyncScript)
+            #expect(refused as? [Int] == [403, 403, 403, 403])
+            // Nothing ran: still one session, still failed.
+            #expect(try await browser.run("return document.getElementById('run-head').dataset.state;") as? String == "failed")
+
+            try await browser.run("document.getElementById('resume-link').click();")
+            try await browser.wait(for: "the preview", until: "return document.body.dataset.page === 'resume';")
+            let listed = try await browser.run("return [...document.querySelectorAll('#resume-jobs li')].map(li => li.dataset.job);") as? [String]
+            #expect(listed == notDone)
+            try await screenshot(browser, "resume")
+            try await browser.run("document.getElementById('resume-form').submit();")
+            try await browser.wait(for: "the resumed run to succeed", limit: .seconds(60), until: """
+                return document.body.dataset.page === 'run' && document.getElementById('run-head').dataset.state === 'succeeded';
+                """)
+        }
+        let shown = try await workspace.sequencer("show", "1", "--json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        let run = try #require(document["run"] as? [String: Any])
+        #expect(run["state"] as? String == "succeeded")
+        #expect(run["sessions"] as? Int == 2)
+    }
+
+    /// A check of a file with a cycle shows the cycle's message, its edges marked on a
+    /// graph, and the YAML lines of each need.
+    @Test func aCycleIsDrawnWithItsEdgesMarked() async throws {
+        let workspace = try Workspace()
+        try workspace.write("sequencer.yml", """
+            version: 1
+            jobs:
+              a:
+                run: echo a
+                needs: [c]
+              b:
+                run: echo b
+                needs: [a]
+              c:
+                run: echo c
+                needs: [b]
+
+            """)
+        let checked = try await workspace.sequencer("check")
+        #expect(checked.status == 2)
+        let message = try #require(checked.stderr.split(separator: "\n").first { $0.contains("dependency cycle") })
+
+        try FileManager.default.createDirectory(atPath: workspace.path(".sequencer"), withIntermediateDirectories: true)
+        _ = try await workspace.recordLibraryRun(workflow: workspace.path("sequencer.yml"), jobs: [("x", [])])
+        try await withPage(journal: workspace.journal, serveArguments: ["-f", workspace.path("sequencer.yml")]) { browser, served in
+            try await browser.go(served.base + "/workflow")
+            let page = try #require(try await browser.run("""
+                return { line: document.querySelector('.cycle-line').textContent,
+                         edges: document.querySelectorAll('.cycle-graph .cycle-edge').length,
+                         jobs: [...document.querySelectorAll('.cycle-graph .cycle-job')].map(n => (n.querySelector('text') || n).textContent.trim()),
+                         messages: [...document.querySelectorAll('.diagnostic .message')].map(m => m.textContent),
+                         quoted: [...document.querySelectorAll('pre.yaml .at')].map(l => l.textContent) };
+                """) as? [String: Any])
+            #expect(page["line"] as? String == "a -> c -> b -> a")
+            #expect(message.hasSuffix("dependency cycle: a -> c -> b -> a"))
+            #expect(page["edges"] as? Int == 3)
+            #expect(Set(page["jobs"] as? [String] ?? []).isSuperset(of: ["a", "b", "c"]))
+            let messages = page["messages"] as? [String] ?? []
+            #expect(messages.first?.hasSuffix("error: dependency cycle: a -> c -> b -> a") == true)
+            #expect(messages.filter { $0.contains("note: ") }.count == 3)
+            let quoted = page["quoted"] as? [String] ?? []
+            #expect(quoted.contains { $0.contains("needs: [c]") } && quoted.contains { $0.contains("needs: [b]") } && quoted.contains { $0.contains("needs: [a]") })
+            try await screenshot(browser, "workflow-cycle")
+        }
+    }
+
+    /// A job's page: its command, attempts, its output with colours as classes, a search
+    /// that marks matches, and the raw log byte for byte.
+    @Test func aJobsPageShowsItsOutputInColourAndTheRawLog() async throws {
+        let workspace = try Workspace()
+        try workspace.write("sequencer.yml", Self.smallWorkflow)
+        #expect(try await workspace.sequencer("run").status == 0)
+        let output = try await workspace.sequencer("show", "1", "--output", "fetch-a")
+        #expect(output.stdout.contains("\u{1B}[32mfetched"))
+
+        try await withPage(journal: workspace.journal) { browser, served in
+            try await browser.go(served.base + "/runs/1/job?name=fetch-a")
+            let page = try #require(try await browser.run("""
+                return { command: document.getElementById('job-command').textContent,
+                         green: document.querySelector('pre.log .fg2').textContent,
+                         red: document.querySelector('pre.log .fg1.b').textContent,
+                         log: document.querySelector('pre.log').textContent,
+                         raw: document.querySelector('a.raw').getAttribute('href') };
+                """) as? [String: Any])
+            #expect((page["command"] as? String)?.hasPrefix("printf") == true)
+            #expect(page["green"] as? String == "fetched")
+            #expect(page["red"] as? String == "one warning")
+            #expect(page["log"] as? String == "fetched a, one warning\n")
+            try await browser.run("""
+                const input = document.querySelector('.output-search');
+                input.value = 'warn';
+                input.dispatchEvent(new Event('input'));
+                """)
+            #expect(try await browser.run("return [...document.querySelectorAll('pre.log mark')].map(m => m.textContent);") as? [String] == ["warn"])
+            try await screenshot(browser, "job")
+            // The download, fetched by the page: the bytes as the command wrote them.
+            let raw = try #require(page["raw"] as? String)
+            let bytes = try await browser.run("""
+                return await fetch(arguments[0]).then(r => r.arrayBuffer()).then(b => Array.from(new Uint8Array(b)));
+                """.asyncScript, [raw]) as? [Int]
+            #expect(bytes.map { Data($0.map(UInt8.init)) } == Data(output.stdout.utf8))
+        }
+    }
+}
+
+extension String {
+    /// A WebDriver script body that awaits: wrapped in an async function whose promise the
+    /// driver waits for.
+    var asyncScript: String { "return (async () => { \(self) })();" }
+}

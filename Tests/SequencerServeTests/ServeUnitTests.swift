@@ -1,0 +1,131 @@
+import Foundation
+import Sequencer
+@testable import SequencerServe
+import Testing
+
+/// The server's parts, in this process (so that the sanitizer sees them too).
+@Suite struct ServeUnitTests {
+    @Test func ansiColoursBecomeClassesAndTextIsEscaped() {
+        #expect(ANSI.html("plain <b>&") == "plain &lt;b&gt;&amp;")
+        #expect(ANSI.html("\u{1B}[32mok\u{1B}[0m done") == "<span class=\"fg2\">ok</span> done")
+        #expect(ANSI.html("\u{1B}[1;31mbad\u{1B}[22m still red\u{1B}[m") == "<span class=\"fg1 b\">bad</span><span class=\"fg1\"> still red</span>")
+        #expect(ANSI.html("\u{1B}[38;5;196mred\u{1B}[39m") == "<span class=\"fg9\">red</span>")
+        #expect(ANSI.html("\u{1B}[48;2;0;0;238mblue\u{1B}[0m") == "<span class=\"bg4\">blue</span>")
+        // A title (OSC) and a cursor move vanish; a lone escape at the end too.
+        #expect(ANSI.html("\u{1B}]0;title\u{07}a\u{1B}[2Kb\u{1B}") == "ab")
+        #expect(ANSI.html("\u{1B}[31m<script>") == "<span class=\"fg1\">&lt;script&gt;</span>")
+    }
+
+    @Test func queriesDecodeAsFormsSendThem() {
+        let query = Query("workflow=%2Fa+b%2Bc.yml&state=&before=12&before=13")
+        #expect(query["workflow"] == "/a b+c.yml")
+        #expect(query["state"] == nil)
+        #expect(query["before"] == "12")
+        #expect(query["missing"] == nil)
+    }
+
+    @Test func escapingCoversMarkupAndAttributes() {
+        #expect(HTML.escape("<img src=x onerror='alert(1)'> & \"") == "&lt;img src=x onerror=&#39;alert(1)&#39;&gt; &amp; &quot;")
+    }
+
+    /// A chain 0 <- 1 <- ... <- 9 and a fan 10...19 needing 5.
+    static let needs: [[Int]] = (0..<10).map { $0 == 0 ? [] : [$0 - 1] } + (10..<20).map { _ in [5] }
+
+    @Test func aSmallGraphIsDrawnWhole() {
+        let focus = GraphFocus.of(needs: Self.needs, focus: nil, fallback: 9, limit: 100)
+        #expect(focus.focus == nil)
+        #expect(focus.nodes == Array(0..<20))
+        #expect(focus.hidden.isEmpty)
+    }
+
+    @Test func aLargeGraphShowsWholeLevelsAroundItsFocus() {
+        // Limit 6 around 5: itself, level 1 (4, 6, and 10...19 = 12 jobs) does not fit both
+        // ways; its needs alone (4) do, then 3, 2, 1, 0 one level at a time up to the limit.
+        let focus = GraphFocus.of(needs: Self.needs, focus: 5, fallback: nil, limit: 6)
+        #expect(focus.focus == 5)
+        #expect(focus.nodes == [0, 1, 2, 3, 4, 5])
+        #expect(focus.hidden.count == 1)
+        #expect(focus.hidden[5]?.needs == 0 && focus.hidden[5]?.dependents == 11)
+        let wide = GraphFocus.of(needs: Self.needs, focus: 5, fallback: nil, limit: 14)
+        #expect(Set(wide.nodes).isSuperset(of: [4, 5, 6] + Array(10..<20)))
+        #expect(wide.nodes.count <= 14)
+    }
+
+    @Test func anUpdateCarriesOnlyWhatChanged() {
+        func document(_ statuses: [String], attempts: Int) -> RunDocument {
+            RunDocument(
+                id: 1, workflow: "w", state: statuses.contains("running") ? "running" : "succeeded", startedAt: 0, duration: nil,
+                now: 10, lanes: [],
+                jobs: statuses.enumerated().map { .init(name: "j\($0)", status: $1, lane: nil, needs: [], start: 0, end: nil, attempts: 1, error: nil) },
+                attempts: (0..<attempts).map { .init(job: $0, attempt: 1, start: 0, end: 1, exit: "exit code 0") }, critical: [])
+        }
+        let before = document(["succeeded", "running", "pending"], attempts: 1)
+        #expect(before.update(since: before) == nil)
+        let after = document(["succeeded", "succeeded", "running"], attempts: 2)
+        let update = after.update(since: before)
+        #expect(update.map { Set($0.jobs.keys) } == ["1", "2"])
+        #expect(update?.attempts.map(\.job) == [1])
+        #expect(update?.state == "running")
+    }
+}
+
+/// The server itself, in this process, on a journal with one failed run.
+@Suite struct ServerTests {
+    @Test func itAnswersOnlyForItsOwnHostAndSaysToLoadNothingElse() async throws {
+        try await withServer { port, _ in
+            let page = try await HTTPClient.request(port: port, "GET", "/runs")
+            #expect(page.status == 200)
+            #expect(page.headers["content-security-policy"]?.contains("default-src 'self'") == true)
+            #expect(String(decoding: page.body, as: UTF8.self).contains("data-run=\"1\""))
+            let rebound = try await HTTPClient.request(port: port, "GET", "/runs", headers: ["Host": "attacker.example:\(port)"])
+            #expect(rebound.status == 403)
+            let localhost = try await HTTPClient.request(port: port, "GET", "/runs", headers: ["Host": "localhost:\(port)"])
+            #expect(localhost.status == 200)
+            #expect(try await HTTPClient.request(port: port, "GET", "/runs/99").status == 404)
+            #expect(try await HTTPClient.request(port: port, "GET", "/assets/app.js").status == 200)
+        }
+    }
+
+    @Test func postsWithoutTheTokenChangeNothing() async throws {
+        try await withServer { port, token in
+            let form = ["Content-Type": "application/x-www-form-urlencoded"]
+            #expect(try await HTTPClient.request(port: port, "POST", "/runs/1/cancel", headers: form, body: Data()).status == 403)
+            #expect(try await HTTPClient.request(port: port, "POST", "/runs/1/cancel", headers: form, body: Data("token=\(token)x".utf8)).status == 403)
+            #expect(try await HTTPClient.request(port: port, "POST", "/runs/1/resume", headers: ["X-Sequencer-Token": String(token.dropLast())], body: Data()).status == 403)
+            // With it: refused for what it is (the run is not running), not for the token.
+            let cancel = try await HTTPClient.request(port: port, "POST", "/runs/1/cancel", headers: form, body: Data("token=\(token)".utf8))
+            #expect(cancel.status == 409)
+            #expect(String(decoding: cancel.body, as: UTF8.self).contains("is not running"))
+            // GET never acts: the preview only lists.
+            let preview = try await HTTPClient.request(port: port, "GET", "/runs/1/resume")
+            #expect(preview.status == 200)
+            #expect(String(decoding: preview.body, as: UTF8.self).contains("data-job=\"second\""))
+        }
+    }
+
+    /// Starts a server on a journal whose one run failed (job `second`), runs `body` with its
+    /// port and token, and stops it.
+    func withServer(_ body: (Int, String) async throws -> Void) async throws {
+        let workspace = try Workspace()
+        try FileManager.default.createDirectory(atPath: workspace.path(".sequencer"), withIntermediateDirectories: true)
+        try await SequencerJournalForTests.record(at: workspace.journal)
+        let options = ServeOptions(journalPath: workspace.journal, port: 0)
+        let server = try Server(options: options)
+        let ready = AsyncStream<Int>.makeStream()
+        let task = Task {
+            try await server.run { url in
+                let port = Int(url.split(separator: ":").last?.filter(\.isNumber) ?? "") ?? 0
+                ready.continuation.yield(port)
+            }
+        }
+        var port = 0
+        for await first in ready.stream {
+            port = first
+            break
+        }
+        defer { task.cancel() }
+        try await body(port, options.token)
+        task.cancel()
+        _ = await task.result
+    }
+}

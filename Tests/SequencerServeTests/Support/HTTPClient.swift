@@ -1,0 +1,100 @@
+import Foundation
+
+/// HTTP/1.1 to 127.0.0.1 over a plain socket, one request per connection: what the tests say
+/// to chromedriver and to the server. (Foundation's URLSession fails here on Linux with
+/// "Failed writing header" from libcurl.)
+enum HTTPClient {
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func request(
+        port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil
+    ) async throws -> Answer {
+        try await blocking { send(port: port, method, path, headers: headers, body: body) }.get()
+    }
+
+    private static func send(port: Int, _ method: String, _ path: String, headers: [String: String], body: Data?) -> Result<Answer, Failure> {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return .failure(Failure(description: "no socket")) }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { return .failure(Failure(description: "cannot connect to 127.0.0.1:\(port)")) }
+        var fields = headers
+        let host = fields.removeValue(forKey: "Host") ?? "127.0.0.1:\(port)"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
+        if let body { fields["Content-Length"] = String(body.count) }
+        for (name, value) in fields { head += "\(name): \(value)\r\n" }
+        var bytes = Data((head + "\r\n").utf8)
+        if let body { bytes.append(body) }
+        let sent = bytes.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Foundation.send(socket, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        guard sent else { return .failure(Failure(description: "cannot send to 127.0.0.1:\(port)")) }
+        // Up to the end of the head, then as long as the body says (chromedriver keeps the
+        // connection open whatever the request asks).
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        func readMore() -> Bool {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { return false }
+            received.append(contentsOf: buffer[0..<count])
+            return true
+        }
+        var split = received.range(of: Data("\r\n\r\n".utf8))
+        while split == nil, readMore() { split = received.range(of: Data("\r\n\r\n".utf8)) }
+        guard let split else { return .failure(Failure(description: "no HTTP answer from 127.0.0.1:\(port)")) }
+        let lines = String(decoding: received[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var answerHeaders: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            answerHeaders[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let bodyStart = split.upperBound
+        let chunked = answerHeaders["transfer-encoding"]?.lowercased() == "chunked"
+        if let length = answerHeaders["content-length"].flatMap(Int.init) {
+            while received.count - bodyStart < length, readMore() {}
+        } else if chunked {
+            while received.count == bodyStart || !received.suffix(5).elementsEqual(Data("0\r\n\r\n".utf8)), readMore() {}
+        } else {
+            while readMore() {}
+        }
+        var content = Data(received[bodyStart...])
+        if chunked { content = dechunk(content) }
+        return .success(Answer(status: status, headers: answerHeaders, body: content))
+    }
+
+    private static func dechunk(_ data: Data) -> Data {
+        var output = Data()
+        var rest = data[...]
+        while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+            let size = Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+            if size == 0 { break }
+            let start = lineEnd.upperBound
+            guard rest.distance(from: start, to: rest.endIndex) >= size else { break }
+            let end = rest.index(start, offsetBy: size)
+            output.append(rest[start..<end])
+            rest = rest[rest.index(end, offsetBy: min(2, rest.distance(from: end, to: rest.endIndex)))...]
+        }
+        return output
+    }
+}
