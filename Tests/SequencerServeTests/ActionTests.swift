@@ -137,3 +137,37 @@ extension String {
     /// driver waits for.
     var asyncScript: String { "return (async () => { \(self) })();" }
 }
+
+extension BrowserTests {
+    /// Two runs compared: the jobs whose status changed are listed, each with its times over
+    /// the file's last runs; a job's page has the same history.
+    @Test func comparingRunsListsWhatChangedWithItsHistory() async throws {
+        let workspace = try Workspace()
+        try workspace.write("sequencer.yml", Self.smallWorkflow)
+        #expect(try await workspace.sequencer("run").status == 0)
+        try workspace.write("fail", "")
+        #expect(try await workspace.sequencer("run").status == 1)
+        try FileManager.default.removeItem(atPath: workspace.path("fail"))
+        #expect(try await workspace.sequencer("run", "--force").status == 0)
+
+        try await withPage(journal: workspace.journal) { browser, served in
+            try await browser.go(served.base + "/runs/3")
+            try await browser.run("document.getElementById('compare-link').click();")
+            try await browser.wait(for: "the comparison", until: "return document.body.dataset.page === 'compare';")
+            let page = try #require(try await browser.run("""
+                const rows = [...document.querySelectorAll('#compare tbody tr')];
+                const row = rows.find(r => r.dataset.job === 'check');
+                return { url: location.pathname + location.search, differs: rows.map(r => r.dataset.job),
+                         history: row ? [...row.querySelectorAll('.spark a')].map(a => a.className.split(' ')[1]) : [] };
+                """) as? [String: Any])
+            #expect(page["url"] as? String == "/compare?a=2&b=3")
+            let differs = page["differs"] as? [String] ?? []
+            #expect(differs.contains("check") && differs.contains("build") && !differs.contains("setup"))
+            #expect(page["history"] as? [String] == ["st-succeeded", "st-failed", "st-succeeded"])
+            try await screenshot(browser, "compare")
+
+            try await browser.go(served.base + "/runs/3/job?name=check")
+            #expect(try await browser.run("return document.querySelectorAll('#job-history .spark a').length;") as? Int == 3)
+        }
+    }
+}

@@ -462,6 +462,30 @@ pre.log mark { background: #ffd54a; color: #000; }
 .bg0 { background: #000; } .bg1 { background: #a52a2a; } .bg2 { background: #2e7d32; } .bg3 { background: #9e8a00; } .bg4 { background: #1e4fa8; } .bg5 { background: #7b3f8c; } .bg6 { background: #007c89; } .bg7 { background: #9ea3ad; }
 .bg8 { background: #4b5260; } .bg9 { background: #e04848; } .bg10 { background: #4caf50; } .bg11 { background: #c7b000; } .bg12 { background: #3f7fe0; } .bg13 { background: #b25fc7; } .bg14 { background: #00a7b5; } .bg15 { background: #fff; }
 .b { font-weight: 700; } .i { font-style: italic; } .u { text-decoration: underline; }
+.spark { display: inline-flex; align-items: flex-end; gap: 1px; height: 20px; vertical-align: middle; }
+.spark a { width: 6px; background: var(--ok); display: inline-block; }
+.spark a.st-failed, .spark a.st-timedOut { background: var(--fail); } .spark a.st-cancelled { background: var(--cancel); }
+.spark a.st-skipped, .spark a.st-upToDate, .spark a.st-pending { background: var(--wait); }
+.spark a.h2 { height: 2px; }
+.spark a.h3 { height: 3px; }
+.spark a.h4 { height: 4px; }
+.spark a.h5 { height: 5px; }
+.spark a.h6 { height: 6px; }
+.spark a.h7 { height: 7px; }
+.spark a.h8 { height: 8px; }
+.spark a.h9 { height: 9px; }
+.spark a.h10 { height: 10px; }
+.spark a.h11 { height: 11px; }
+.spark a.h12 { height: 12px; }
+.spark a.h13 { height: 13px; }
+.spark a.h14 { height: 14px; }
+.spark a.h15 { height: 15px; }
+.spark a.h16 { height: 16px; }
+.spark a.h17 { height: 17px; }
+.spark a.h18 { height: 18px; }
+.spark a.h19 { height: 19px; }
+.spark a.h20 { height: 20px; }
+#compare tr.differs td:first-child { font-weight: 600; }
 .crumbs { color: var(--muted); margin: 0; }
 .actions { display: flex; gap: 12px; margin: 6px 0; } .actions form { margin: 0; }
 .diagnostic { margin: 10px 0; } .diagnostic .message { margin: 4px 0; font-family: ui-monospace, monospace; font-size: 12.5px; }

@@ -5,6 +5,8 @@ import SequencerJournal
 struct JobPage {
     let view: RunView
     let job: RunView.Job
+    /// Its times in the workflow's last runs, oldest first.
+    let history: [RunHistory.Sample]
 
     /// The most of an attempt's output the page shows (its end); the download has it all.
     static let shownBytes = 1 << 20
@@ -28,6 +30,9 @@ struct JobPage {
         if let position = view.position(of: job.name) {
             let dependents = view.dependents[position].map { jobLink(view.jobs[$0].name) }
             body += "<dt>Needed by</dt><dd>\(dependents.isEmpty ? "nothing" : dependents.joined(separator: ", "))</dd>"
+        }
+        if history.count > 1 {
+            body += "<dt>Last \(history.count) runs</dt><dd id=\"job-history\">\(ComparePage.sparkline(history))</dd>"
         }
         body += "</dl>\n<p><a href=\"\(link)?focus=\(HTML.escape(HTML.query(job.name)))\">Show in the graph</a></p>\n"
         if let declared = job.declared {

@@ -3,6 +3,8 @@
 struct RunPage {
     let view: RunView
     let focus: String?
+    /// The run of the same file before it, to compare with.
+    let previous: Int64?
 
     func html(token: String) -> String {
         let run = view.run
@@ -53,6 +55,9 @@ struct RunPage {
                 """
         } else if ResumePreview.resumable(view.state) {
             html += "<a id=\"resume-link\" href=\"/runs/\(id)/resume\">Resume…</a>"
+        }
+        if let previous {
+            html += "<a id=\"compare-link\" href=\"/compare?a=\(previous)&amp;b=\(id)\">Compare with run #\(previous)</a>"
         }
         return html + "</p>\n"
     }

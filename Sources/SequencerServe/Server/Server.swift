@@ -61,6 +61,7 @@ public struct Server: Sendable {
         }
         actionRoutes(router)
         router.get("/workflow") { request, _ in try await workflowPage(request) }
+        router.get("/compare") { request, _ in try comparePage(request) }
         router.get("/assets/app.js") { _, _ in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/assets/style.css") { _, _ in Self.asset(Assets.style, type: "text/css; charset=utf-8") }
     }
@@ -77,14 +78,16 @@ public struct Server: Sendable {
 
     private func runPage(_ request: Request, id: Int64) throws -> Response {
         guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
-        return Self.html(RunPage(view: view, focus: Query(request.uri.query)["focus"]).html(token: options.token))
+        let previous = try read { try history.previousRun(of: view.run) }
+        return Self.html(RunPage(view: view, focus: Query(request.uri.query)["focus"], previous: previous).html(token: options.token))
     }
 
     private func jobPage(_ request: Request, id: Int64) throws -> Response {
         guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
         let name = Query(request.uri.query)["name"] ?? ""
         guard let job = view.job(named: name) else { return notFound("Run #\(id) has no job '\(name)'.") }
-        return Self.html(JobPage(view: view, job: job).html(token: options.token))
+        let past = try read { try history.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns) }
+        return Self.html(JobPage(view: view, job: job, history: past.samples[name] ?? []).html(token: options.token))
     }
 
     /// An attempt's output file, byte for byte.
@@ -125,6 +128,22 @@ public struct Server: Sendable {
             problem = error.description
         }
         return Self.json(focus.document(svg: svg, problem: problem))
+    }
+
+    /// Two runs compared: `b`, and `a` (by default the run of the same file before it).
+    private func comparePage(_ request: Request) throws -> Response {
+        let query = Query(request.uri.query)
+        guard let b = query["b"].flatMap(Int64.init), let after = try read({ try history.run(b) }) else {
+            return notFound("Name the run to compare: /compare?a=RUN&b=RUN.")
+        }
+        guard let a = try query["a"].flatMap(Int64.init) ?? read({ try history.previousRun(of: after.run) }),
+              let before = try read({ try history.run(a) })
+        else { return notFound("Run #\(b) has no run before it to compare with.") }
+        let differences = JobDifference.between(before, after)
+        let showAll = query["all"] != nil
+        let names = Set((showAll ? differences : differences.filter(\.differs)).prefix(ComparePage.shownRows).map(\.name))
+        let past = try read { try history.history(of: names, workflow: after.run.workflow, upTo: b, limit: ComparePage.historyRuns) }
+        return Self.html(ComparePage(before: before, after: after, differences: differences, showAll: showAll, history: past).html(token: options.token))
     }
 
     /// A workflow file checked: the one given to `serve`, or one the journal's runs name.

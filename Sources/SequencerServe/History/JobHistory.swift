@@ -1,0 +1,56 @@
+public import SequencerJournal
+
+/// Jobs across runs: two runs side by side, and a job's last runs.
+extension RunHistory {
+    /// One job in one run: its status and how long it ran (nil: it did not run).
+    public struct Sample: Sendable, Equatable {
+        public let run: Int64
+        public let status: String
+        public let duration: Double?
+    }
+
+    /// The runs of `workflow` up to `run` (newest first, at most `limit`), with each of
+    /// `names`'s samples in them, oldest first.
+    public func history(of names: Set<String>, workflow: String, upTo run: Int64, limit: Int) throws -> (runs: [Int64], samples: [String: [Sample]]) {
+        let runs = try journal.runs(workflow: workflow, status: nil, before: run + 1, limit: limit).map(\.id)
+        var samples: [String: [Sample]] = [:]
+        for id in runs.reversed() {
+            for job in try journal.jobs(of: id) where names.contains(job.name) {
+                samples[job.name, default: []].append(Sample(run: id, status: job.status, duration: job.status == "upToDate" ? nil : job.duration))
+            }
+        }
+        return (runs, samples)
+    }
+
+    /// The run of the same workflow just before `run`, if any.
+    public func previousRun(of run: JournalRun) throws -> Int64? {
+        try journal.runs(workflow: run.workflow, status: nil, before: run.id, limit: 1).first?.id
+    }
+}
+
+/// How a job differs between two runs.
+struct JobDifference: Equatable {
+    let name: String
+    let before: RunHistory.Sample?
+    let after: RunHistory.Sample?
+
+    /// A change of status, or of time by more than a fifth and more than 50 ms.
+    var differs: Bool {
+        guard let before, let after else { return true }
+        if before.status != after.status { return true }
+        guard let a = before.duration, let b = after.duration else { return (before.duration == nil) != (after.duration == nil) }
+        return abs(b - a) > 0.05 && abs(b - a) > 0.2 * max(a, b)
+    }
+
+    static func between(_ a: RunView, _ b: RunView) -> [JobDifference] {
+        func sample(_ view: RunView, _ job: RunView.Job) -> RunHistory.Sample {
+            RunHistory.Sample(run: view.run.id, status: job.status, duration: job.status == "upToDate" ? nil : job.record?.duration)
+        }
+        var names = b.jobs.map(\.name)
+        let known = Set(names)
+        names += a.jobs.map(\.name).filter { !known.contains($0) }
+        return names.map { name in
+            JobDifference(name: name, before: a.job(named: name).map { sample(a, $0) }, after: b.job(named: name).map { sample(b, $0) })
+        }
+    }
+}
