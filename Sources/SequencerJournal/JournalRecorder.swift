@@ -265,12 +265,15 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
             }
             // Taken after the report arrived, the records are the run's last.
             let batch = log?.take()
+            // The batch does not say when its jobs started: when it was taken is within an
+            // interval of it, which is what a reader following the run (the web page) shows.
+            let takenAt = elapsed.wholeNanoseconds
             if condition.withLock({ failure == nil }), !(entries.isEmpty && batch?.isEmpty != false && report == nil) {
                 do {
                     try journal.write { db in
                         if let batch, !batch.isEmpty {
                             sequence += 1
-                            try writeJobs(batch, session: session, sequence: sequence, db)
+                            try writeJobs(batch, session: session, sequence: sequence, takenAt: takenAt, db)
                         }
                         try write(entries, db)
                         if let report { try endRun(report, db) }
@@ -288,7 +291,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         }
     }
 
-    private func writeJobs(_ batch: RunLogBatch, session: Int64, sequence: Int64, _ db: Database) throws {
+    private func writeJobs(_ batch: RunLogBatch, session: Int64, sequence: Int64, takenAt: Int64, _ db: Database) throws {
         var records: [JobLog.Record] = []
         records.reserveCapacity(batch.started.count + batch.ended.count)
         // A job that started and ended within the batch needs only its end.
@@ -296,7 +299,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         defer { for record in batch.ended where record.index < endedHere.count { endedHere[record.index] = false } }
         for position in batch.started where position >= endedHere.count || !endedHere[position] {
             records.append(JobLog.Record(
-                position: UInt32(position), ended: false, status: 0, flags: 0, attempts: 0, startedAt: -1, endedAt: -1))
+                position: UInt32(position), ended: false, status: 0, flags: 0, attempts: 0, startedAt: takenAt, endedAt: -1))
         }
         let details = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO job_details (run_id, session, position, name, parent, code, error, result, result_kind)

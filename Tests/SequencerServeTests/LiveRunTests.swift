@@ -40,6 +40,8 @@ extension BrowserTests {
                 return document.getElementById('graph').dataset.ready === 'true' && node !== null && node.dataset.status === 'running';
                 """)
             try await browser.run("window.sameDocument = 42;")
+            // The running job is on the timeline, its bar growing from when it started.
+            try await browser.wait(for: "the running bar", until: "return document.querySelector('#timeline .bar.running[data-job=\"1\"]') !== null;")
             #expect(try await browser.run("return document.getElementById('run-head').dataset.state;") as? String == "running")
             try await screenshot(browser, "run-live")
 
@@ -101,6 +103,9 @@ extension BrowserTests {
             }
             #expect(running)
             #expect(try await browser.run("return document.getElementById('graph').dataset.layout;") as? String == "plain")
+            // Drawn without Graphviz, the one need is still an edge.
+            #expect(try await browser.run("return [...document.querySelectorAll('#graph .edge')].map(e => e.id);") as? [String] == ["edge-0-1"])
+            try await screenshot(browser, "run-without-graphviz")
             try await browser.run("document.getElementById('cancel-form').submit();")
             try await browser.wait(for: "the run to show as cancelled", until: """
                 const head = document.getElementById('run-head');

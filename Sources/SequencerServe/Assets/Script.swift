@@ -77,7 +77,8 @@ enum Assets {
           const link = el("a", "crit-step", job.name);
           link.href = jobURL(data.id, job.name);
           line.append(link);
-          if (job.start !== null && job.end !== null) line.append(" " + seconds(job.end - job.start));
+          // Absent times are missing keys (undefined), not null: `!= null` covers both.
+          if (job.start != null && job.end != null) line.append(" " + seconds(job.end - job.start));
         });
       }
     }
@@ -204,6 +205,38 @@ enum Assets {
       }
       graph.replaceChildren(board);
       graph.dataset.layout = "plain";
+      drawPlainEdges(board, answer.nodes, shown);
+    }
+
+    // The needs between drawn jobs, as curves from a need's right side to the job's left,
+    // with the ids and classes of Graphviz's edges (`edge-FROM-TO`), so both are marked alike.
+    function drawPlainEdges(board, nodes, shown) {
+      const svgNS = "http://www.w3.org/2000/svg";
+      const svg = document.createElementNS(svgNS, "svg");
+      svg.setAttribute("class", "edges");
+      svg.setAttribute("width", String(board.scrollWidth));
+      svg.setAttribute("height", String(board.scrollHeight));
+      const origin = board.getBoundingClientRect();
+      for (const index of nodes) {
+        const to = document.getElementById("job-" + index);
+        for (const need of data.jobs[index].needs) {
+          if (!shown.has(need)) continue;
+          const from = document.getElementById("job-" + need);
+          if (!from || !to) continue;
+          const a = from.getBoundingClientRect();
+          const b = to.getBoundingClientRect();
+          const x1 = a.right - origin.left, y1 = a.top + a.height / 2 - origin.top;
+          const x2 = b.left - origin.left, y2 = b.top + b.height / 2 - origin.top;
+          const group = document.createElementNS(svgNS, "g");
+          group.setAttribute("class", "edge");
+          group.setAttribute("id", "edge-" + need + "-" + index);
+          const path = document.createElementNS(svgNS, "path");
+          path.setAttribute("d", "M" + x1 + " " + y1 + " C" + (x1 + 14) + " " + y1 + " " + (x2 - 14) + " " + y2 + " " + x2 + " " + y2);
+          group.append(path);
+          svg.append(group);
+        }
+      }
+      board.prepend(svg);
     }
 
     const focusForm = document.getElementById("graph-focus");

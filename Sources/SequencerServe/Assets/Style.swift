@@ -40,7 +40,10 @@ dl.facts dt { color: var(--muted); }
 .graph .node.focus text { font-weight: 700; }
 .graph .edge.crit path { stroke: var(--crit); stroke-width: 2.5px; } .graph .edge.crit polygon { stroke: var(--crit); fill: var(--crit); }
 .graph-focus { display: flex; gap: 8px; align-items: center; margin-bottom: 6px; }
-.plain-graph { display: flex; gap: 28px; padding: 12px; align-items: flex-start; }
+.plain-graph { display: flex; gap: 36px; padding: 12px; align-items: flex-start; position: relative; }
+.plain-graph svg.edges { position: absolute; left: 0; top: 0; pointer-events: none; overflow: visible; }
+.plain-graph .edge path { stroke: #8a94a6; stroke-width: 1.2px; fill: none; }
+.plain-graph .column { position: relative; z-index: 1; }
 .plain-graph .column { display: flex; flex-direction: column; gap: 8px; }
 .plain-graph .node { display: block; padding: 4px 10px; border: 1px solid #5b6475; border-radius: 6px; background: #fff; color: var(--ink); text-decoration: none; min-width: 90px; }
 .plain-graph .node .needs { display: block; font-size: 11px; color: var(--muted); }

@@ -28,7 +28,7 @@ final class Graphviz: Sendable {
 
         var description: String {
             switch self {
-            case .missing: "Graphviz is not installed (apt install graphviz)"
+            case .missing: "Graphviz is not in use (not installed: apt install graphviz; or --no-graphviz)"
             case .failed(let reason): "dot failed: \(reason)"
             }
         }
