@@ -114,6 +114,7 @@ let package = Package(
                 "SequencerWorkflowFile",
                 "SequencerBuild",
                 "SequencerOutput",
+                "SequencerProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

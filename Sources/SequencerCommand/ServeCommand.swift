@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerProcess
 
 /// `sequencer serve`: starts `sequencer-serve`, the web page's own binary (so that this one
 /// does not carry an HTTP server), found beside this executable or on the `PATH`.
@@ -14,7 +15,7 @@ struct ServeCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        guard let binary = Self.locate() else {
+        guard let binary = ProgramLookup.companion("sequencer-serve") else {
             printError("error: `sequencer serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
             throw ExitCode(ExitStatus.invalid)
         }
@@ -23,17 +24,5 @@ struct ServeCommand: ParsableCommand {
         execv(binary, cArguments)
         printError("error: cannot start \(binary): \(String(cString: strerror(errno)))")
         throw ExitCode(ExitStatus.failed)
-    }
-
-    static func locate() -> String? {
-        var candidates: [String] = []
-        if let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append((own as NSString).deletingLastPathComponent + "/sequencer-serve")
-        }
-        candidates.append((CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/sequencer-serve")
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            candidates.append("\(directory)/sequencer-serve")
-        }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

@@ -13,7 +13,7 @@ import Darwin
 /// is what `posix_spawnp` would use), as the shell would do it: the first regular file with execute
 /// permission, empty and relative entries taken from the child's working directory. Without `PATH`,
 /// dash's default path is used.
-enum ProgramLookup {
+package enum ProgramLookup {
     /// The path dash searches when `PATH` is not set.
     static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 

@@ -142,13 +142,7 @@ extension BrowserTests {
     /// Two runs compared: the jobs whose status changed are listed, each with its times over
     /// the file's last runs; a job's page has the same history.
     @Test func comparingRunsListsWhatChangedWithItsHistory() async throws {
-        let workspace = try Workspace()
-        try workspace.write("sequencer.yml", Self.smallWorkflow)
-        #expect(try await workspace.sequencer("run").status == 0)
-        try workspace.write("fail", "")
-        #expect(try await workspace.sequencer("run").status == 1)
-        try FileManager.default.removeItem(atPath: workspace.path("fail"))
-        #expect(try await workspace.sequencer("run", "--force").status == 0)
+        let workspace = try await Self.threeRuns(lastArguments: ["run", "--force"])
 
         try await withPage(journal: workspace.journal) { browser, served in
             try await browser.go(served.base + "/runs/3")

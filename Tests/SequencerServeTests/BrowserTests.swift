@@ -61,14 +61,20 @@ struct BrowserTests {
 
         """
 
-    @Test func theRunsTableIsWhatRunsJSONSays() async throws {
+    /// The small workflow run three times: it succeeds, fails (`check` exits 3), succeeds.
+    static func threeRuns(lastArguments: [String]) async throws -> Workspace {
         let workspace = try Workspace()
-        try workspace.write("sequencer.yml", Self.smallWorkflow)
+        try workspace.write("sequencer.yml", smallWorkflow)
         #expect(try await workspace.sequencer("run").status == 0)
         try workspace.write("fail", "")
         #expect(try await workspace.sequencer("run").status == 1)
         try FileManager.default.removeItem(atPath: workspace.path("fail"))
-        #expect(try await workspace.sequencer("run").status == 0)
+        #expect(try await Served.sequencer(lastArguments, in: workspace.directory).status == 0)
+        return workspace
+    }
+
+    @Test func theRunsTableIsWhatRunsJSONSays() async throws {
+        let workspace = try await Self.threeRuns(lastArguments: ["run"])
         let listed = try await workspace.sequencer("runs", "--json", "--all", "--limit", "100")
         let expected = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         #expect(expected.count == 3)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Sequencer
+import SequencerProcess
 
 /// Graphviz's `dot`, when it is installed: it lays out the graphs (`dot -Tsvg`). Without it
 /// the page draws a plainer graph itself. Layouts are kept by their dot text, a few at a time.
@@ -14,13 +15,7 @@ final class Graphviz: Sendable {
     }
 
     /// `dot` on the `PATH`, or nil.
-    static func find(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let path = "\(directory)/dot"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
+    static func find() -> String? { ProgramLookup.companion("dot", besideSelf: false) }
 
     enum Failure: Error, CustomStringConvertible {
         case missing

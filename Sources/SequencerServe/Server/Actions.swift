@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import SequencerJournal
+import SequencerProcess
 
 /// The two things the page changes: cancelling a running run (SIGINT to the `sequencer` that
 /// records it, as Ctrl-C would) and resuming one that did not succeed (`sequencer resume`,
@@ -63,7 +64,7 @@ extension Server {
     private func resume(_ id: Int64) async throws -> String? {
         guard let view = try history.run(id) else { return "there is no run #\(id)" }
         guard ResumePreview.resumable(view.state) else { return "run #\(id) \(view.state == "running" ? "is running" : "succeeded"): nothing to resume" }
-        guard let sequencer = Self.sequencerBinary() else { return "cannot find the sequencer binary beside sequencer-serve or on the PATH" }
+        guard let sequencer = ProgramLookup.companion("sequencer") else { return "cannot find the sequencer binary beside sequencer-serve or on the PATH" }
         let arguments = [sequencer, "resume", String(id), "-f", view.run.workflow, "--journal", options.journalPath]
         if let problem = Self.spawnDetached(arguments) { return problem }
         // Back to the run's page once the resume has begun its session, so that the page
@@ -74,18 +75,6 @@ extension Server {
             try await Task.sleep(for: .milliseconds(50))
         }
         return nil
-    }
-
-    /// `sequencer` beside this binary, or on the `PATH`.
-    static func sequencerBinary() -> String? {
-        var candidates: [String] = []
-        if let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append((own as NSString).deletingLastPathComponent + "/sequencer")
-        }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            candidates.append("\(directory)/sequencer")
-        }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Starts `arguments` in a process group of its own (a Ctrl-C that stops the server does
