@@ -78,12 +78,6 @@ struct RunSelector: ExpressibleByArgument {
     }
 }
 
-extension JournalRun {
-    /// The status to show: a run that says it is running while nobody records it was interrupted.
-    func state(recording: Bool) -> String {
-        status == "running" && !recording ? "interrupted" : status
-    }
-}
 
 /// `path` made absolute and standard (no `.` or `..`): how the journal names workflow files.
 func absolutePath(_ path: String) -> String {

@@ -22,6 +22,12 @@ public struct JournalRun: Sendable, Codable, Hashable {
 
     /// From its first start to its last end, in seconds; nil while it has not ended.
     public var duration: Double? { endedAt.map { Double($0 - startedAt) / 1e9 } }
+
+    /// The status to show: a run that says it is running while nobody records it was
+    /// interrupted (its process died). `recording`: whether a process records this run now.
+    public func state(recording: Bool) -> String {
+        status == "running" && !recording ? "interrupted" : status
+    }
 }
 
 /// A job of a run, as the journal keeps it.

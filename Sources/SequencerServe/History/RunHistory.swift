@@ -63,7 +63,7 @@ public final class RunHistory: Sendable {
     }
 
     static func state(of run: JournalRun, recording: Int64?) -> String {
-        run.status == "running" && run.id != recording ? "interrupted" : run.status
+        run.state(recording: run.id == recording)
     }
 
     /// The run `id` as the run page shows it; nil when there is no such run.
