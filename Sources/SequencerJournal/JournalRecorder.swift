@@ -35,6 +35,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     private var pending: [Entry] = []
     private var log: RunLog?
     private var session: Int64 = 1
+    /// Whether this session checks its jobs and records why each that runs does.
+    private var checksJobs = false
     private var report: RunReport?
     private var finished = false
     private var failure: JournalError?
@@ -53,6 +55,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         case attempt(JournalAttempt)
         case fingerprint(job: String, JournalFingerprint)
         case fileHash(path: String, FileStamp, hash: String)
+        case reason(job: String, String)
     }
 
     init(journal: SQLiteJournal, lockHolder: UInt64, runID: Int64, workflow: String, info: String?, resuming: Bool) {
@@ -85,13 +88,13 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                     arguments: [session, jobs.count, runID])
                 let earlier = try JobLog.jobs(db, run: runID, path: journal.path)
                 let results = try JobLog.results(db, run: runID, jobs: earlier)
-                try addSession(session, names: jobs, db)
+                try addSession(session, names: jobs, checked: checksJobs, db)
                 return (session, Dictionary(uniqueKeysWithValues: results.map { (JobID($0.key), $0.value) }), earlier)
             }
             try db.execute(
                 sql: "INSERT INTO runs (id, workflow, info, status, started_at, job_count) VALUES (?, ?, ?, 'running', ?, ?)",
                 arguments: [runID, workflow, info, origin, jobs.count])
-            try addSession(1, names: jobs, db)
+            try addSession(1, names: jobs, checked: checksJobs, db)
             return (1, [:], [])
         }
         condition.withLock {
@@ -162,14 +165,15 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
             return pending
         }
         try journal.write { db in
-            try write(entries, db)
+            try write(entries, session: 1, db)
             try db.execute(
                 sql: """
                     INSERT INTO runs (id, workflow, info, status, started_at, ended_at, job_count, skipped)
                     VALUES (?, ?, ?, 'succeeded', ?, ?, ?, ?)
                     """,
                 arguments: [runID, workflow, info, origin, origin + duration.wholeNanoseconds, jobs.count, jobs.count])
-            try addSession(1, names: jobs, db)
+            // Every job was checked, and found up to date: there is no reason to record.
+            try addSession(1, names: jobs, checked: true, db)
             try db.execute(
                 sql: "INSERT INTO job_log (run_id, session, seq, records) VALUES (?, 1, 1, ?)",
                 arguments: [runID, packed])
@@ -189,10 +193,10 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// The time since this recorder was created: the origin of the offsets it records.
     public var elapsed: Duration { ContinuousClock.now - originInstant }
 
-    private func addSession(_ session: Int64, names: [JobID], _ db: Database) throws {
+    private func addSession(_ session: Int64, names: [JobID], checked: Bool, _ db: Database) throws {
         try db.execute(
-            sql: "INSERT INTO run_sessions (run_id, session, started_at, names) VALUES (?, ?, ?, ?)",
-            arguments: [runID, session, origin, JobLog.packNames(names)])
+            sql: "INSERT INTO run_sessions (run_id, session, started_at, names, checked) VALUES (?, ?, ?, ?, ?)",
+            arguments: [runID, session, origin, JobLog.packNames(names), checked ? 1 : 0])
     }
 
     public func runFinished(_ report: RunReport) async {
@@ -231,6 +235,20 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// Records the fingerprint of a job that just succeeded, with its parts and its outputs' stamps.
     public func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String]) {
         append(.fingerprint(job: job, JournalFingerprint(fingerprint: fingerprint, parts: parts, outputs: outputs, runID: runID)))
+    }
+
+    /// Notes that this session checks whether its jobs are up to date and records why each one
+    /// that runs does (``recordReason(job:reason:)``). Call it before the run starts. A session
+    /// that does not is recorded as having checked nothing, so that a reader can tell "nothing
+    /// was checked: every job runs" from "no reason was recorded".
+    public func willRecordReasons() {
+        condition.withLock { checksJobs = true }
+    }
+
+    /// Records why a job runs, in the words of `sequencer run --explain` ("input a.c changed"),
+    /// read back by ``SQLiteJournal/jobReasons(of:)``.
+    public func recordReason(job: String, reason: String) {
+        append(.reason(job: job, reason))
     }
 
     /// Records a file's hash for the cache read by ``SQLiteJournal/fileHashes()``.
@@ -275,7 +293,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                             sequence += 1
                             try writeJobs(batch, session: session, sequence: sequence, takenAt: takenAt, db)
                         }
-                        try write(entries, db)
+                        try write(entries, session: session, db)
                         if let report { try endRun(report, db) }
                     }
                 } catch {
@@ -341,7 +359,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         }
     }
 
-    private func write(_ entries: [Entry], _ db: Database) throws {
+    private func write(_ entries: [Entry], session: Int64, _ db: Database) throws {
         for entry in entries {
             switch entry {
             case .attempt(let attempt):
@@ -362,6 +380,10 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO file_hashes (path, size, mtime, inode, hash) VALUES (?, ?, ?, ?, ?)",
                     arguments: [path, stamp.size, stamp.modified, stamp.inode, hash])
+            case .reason(let job, let reason):
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO job_reasons (run_id, session, name, reason) VALUES (?, ?, ?, ?)",
+                    arguments: [runID, session, job, reason])
             }
         }
     }

@@ -10,7 +10,7 @@ enum Schema {
     static let applicationID: Int32 = 0x5345_514A
 
     /// The versions this build knows, oldest first.
-    static let versions = ["v1", "v2", "v3"]
+    static let versions = ["v1", "v2", "v3", "v4"]
 
     static var current: Int { versions.count }
 
@@ -130,6 +130,23 @@ enum Schema {
                     BEGIN DELETE FROM up_to_date_states WHERE workflow IN (OLD.workflow, NEW.workflow); END;
                 CREATE TRIGGER fingerprint_deleted AFTER DELETE ON fingerprints
                     BEGIN DELETE FROM up_to_date_states WHERE workflow = OLD.workflow; END;
+                """)
+        }
+        guard last != "v3" else { return migrator }
+        migrator.registerMigration("v4") { db in
+            // Why each job ran, in `--explain`'s words, by session (a resumed run's later
+            // sessions have their own), and whether a session checked its jobs at all: NULL
+            // for sessions recorded before this version, 0 when nothing was checked (no job of
+            // the file declares outputs, or the run is not a workflow file's).
+            try db.execute(sql: """
+                CREATE TABLE job_reasons (
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    session INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    PRIMARY KEY (run_id, session, name)
+                ) WITHOUT ROWID;
+                ALTER TABLE run_sessions ADD COLUMN checked INTEGER;
                 """)
         }
         return migrator

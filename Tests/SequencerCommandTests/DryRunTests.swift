@@ -1,4 +1,5 @@
 import Foundation
+import SequencerJournal
 import SequencerTestSupport
 import Testing
 
@@ -74,6 +75,16 @@ struct DryRunTests {
             "explain: gen runs: input src.txt changed", "explain: stamp runs: it declares no outputs, so it always runs",
             "explain: use runs: needed job 'gen' changed",
         ], "\(real.output)")
+
+        // The journal keeps the same words for each run, with --explain or without (for the
+        // web page's job page); the job that was up to date has none.
+        let journal = try SQLiteJournal(readingOnly: cli.path(".sequencer/journal.sqlite"))
+        let first = try journal.jobReasons(of: 1)
+        #expect(first.checked == true)
+        #expect(first.reasons["gen"] == "no earlier success is recorded" && first.reasons.count == 4)
+        let second = try journal.jobReasons(of: 2)
+        #expect(second.reasons.map { "explain: \($0.key) runs: \($0.value)" }.sorted() == real.explanations.sorted())
+        #expect(second.reasons["other"] == nil)
     }
 
     @Test func aJobWhoseNeedWouldRemakeItsOutputsWouldRun() async throws {

@@ -182,6 +182,44 @@ struct Flaky: Error {}
         #expect(try journal.runs().count == 1)
     }
 
+    /// Why jobs ran, by session: a later session's reason replaces an earlier one's; a session
+    /// that checks nothing says so; a run found up to date in one pass checked everything.
+    @Test func reasonsAreKeptBySessionAndSayWhetherAnythingWasChecked() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        let fail = Locked(true)
+        var workflow = Workflow()
+        try workflow.add("a") { _ in }
+        try workflow.add("b", needs: ["a"]) { _ in if fail.withLock({ $0 }) { throw Flaky() } }
+
+        let recorder = try journal.beginRun(workflow: "w")
+        recorder.willRecordReasons()
+        recorder.recordReason(job: "a", reason: "no earlier success is recorded")
+        recorder.recordReason(job: "b", reason: "no earlier success is recorded")
+        #expect(try await workflow.start(RunOptions(recorder: recorder)).report().status == .failed)
+        #expect(try journal.jobReasons(of: recorder.runID) == JournalJobReasons(
+            reasons: ["a": "no earlier success is recorded", "b": "no earlier success is recorded"], checked: true))
+
+        fail.withLock { $0 = false }
+        let resumed = try journal.resumeRun(recorder.runID)
+        resumed.willRecordReasons()
+        resumed.recordReason(job: "b", reason: "input b.txt changed")
+        #expect(try await workflow.start(RunOptions(recorder: resumed)).report().status == .succeeded)
+        #expect(try journal.jobReasons(of: recorder.runID).reasons == ["a": "no earlier success is recorded", "b": "input b.txt changed"])
+
+        let unchecked = try journal.beginRun(workflow: "w")
+        _ = try await workflow.start(RunOptions(recorder: unchecked)).report()
+        #expect(try journal.jobReasons(of: unchecked.runID) == JournalJobReasons(reasons: [:], checked: false))
+
+        let upToDate = try journal.beginRun(workflow: "w")
+        try upToDate.recordUpToDateRun(jobs: ["a", "b"], checked: [], duration: .zero)
+        #expect(try journal.jobReasons(of: upToDate.runID) == JournalJobReasons(reasons: [:], checked: true))
+
+        // Deleting a run deletes its reasons.
+        _ = try journal.deleteRuns(keeping: 0)
+        #expect(try journal.jobReasons(of: recorder.runID).reasons.isEmpty)
+    }
+
     /// Up to date is stored as skipped with a flag (the record format predates the status).
     @Test func everyStatusCodeNamesItsStatus() {
         for status in JobStatus.allCases {

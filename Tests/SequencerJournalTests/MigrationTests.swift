@@ -19,7 +19,7 @@ import Testing
     @Test func aVersion1JournalIsMigratedAndItsRunsStillResume() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: try copy("journal-v1.sqlite", into: directory))
-        #expect(try journal.schemaVersion() == 3)
+        #expect(try journal.schemaVersion() == 4)
         #expect(try journal.integrityProblems() == [])
 
         let runs = try journal.runs()
@@ -56,7 +56,7 @@ import Testing
     @Test func aVersion2JournalIsMigratedWithItsRunsAndFingerprints() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: try copy("journal-v2.sqlite", into: directory))
-        #expect(try journal.schemaVersion() == 3)
+        #expect(try journal.schemaVersion() == 4)
         #expect(try journal.integrityProblems() == [])
         let workflow = "/tmp/v2fix/sequencer.yml"
         #expect(try journal.runs().map(\.id) == [2, 1])
@@ -73,6 +73,39 @@ import Testing
         try again.add("gen") { _ in recorder.recordFingerprint(job: "gen", fingerprint: "new", parts: [:], outputs: [:]) }
         #expect(try await again.start(RunOptions(recorder: recorder)).report().status == .succeeded)
         #expect(try journal.upToDateState(workflow: workflow) == nil)
+    }
+
+    /// `journal-v3.sqlite`: written by the `sequencer` of schema version 3 (commit b1022e0), the
+    /// same two runs as the version 2 fixture (`gen` then `use` succeed, then are up to date;
+    /// `fails` exits 3); its WAL checkpointed into the file.
+    @Test func aVersion3JournalIsMigratedAndItsRunsSayTheirReasonsAreNotKnown() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try copy("journal-v3.sqlite", into: directory)
+        // Read without migrating (as the web page reads), it has no reasons and says so.
+        let unmigrated = try SQLiteJournal(readingOnly: path)
+        #expect(try unmigrated.jobReasons(of: 1) == JournalJobReasons(reasons: [:], checked: nil))
+        #expect(try unmigrated.schemaVersion() == 3)
+
+        let journal = try SQLiteJournal(path: path)
+        #expect(try journal.schemaVersion() == 4)
+        #expect(try journal.integrityProblems() == [])
+        let workflow = "/tmp/v3fix/sequencer.yml"
+        #expect(try journal.runs().map(\.status) == ["failed", "failed"])
+        #expect(try journal.jobs(of: 2).map(\.status).sorted() == ["failed", "upToDate", "upToDate"])
+        #expect(try journal.fingerprints(workflow: workflow).keys.sorted() == ["gen", "use"])
+        #expect(try journal.jobReasons(of: 2) == JournalJobReasons(reasons: [:], checked: nil))
+
+        // Resuming run 2 adds a session that records its reasons; the first session's stay unknown.
+        let recorder = try journal.resumeRun(2)
+        recorder.willRecordReasons()
+        var again = Workflow()
+        try again.add("fails") { _ in recorder.recordReason(job: "fails", reason: "it declares no outputs, so it always runs") }
+        try again.add("gen") { _ in }
+        try again.add("use", needs: ["gen"]) { _ in }
+        #expect(try await again.start(RunOptions(recorder: recorder)).report().status == .succeeded)
+        #expect(try journal.jobReasons(of: 2) == JournalJobReasons(
+            reasons: ["fails": "it declares no outputs, so it always runs"], checked: true))
+        #expect(try journal.jobReasons(of: 1).checked == nil)
     }
 
     @Test func migratingTwiceChangesNothing() throws {

@@ -165,3 +165,50 @@ extension BrowserTests {
         }
     }
 }
+
+extension BrowserTests {
+    /// A job's page says why it ran in the words `run --explain` printed for it, and that an
+    /// up-to-date job did not run.
+    @Test func aJobsPageSaysWhyItRanInExplainsWords() async throws {
+        let workspace = try Workspace()
+        try workspace.write("src.txt", "one\n")
+        try workspace.write("sequencer.yml", """
+            jobs:
+              gen:
+                run: cat src.txt > gen.txt
+                inputs: [src.txt]
+                outputs: [gen.txt]
+              use:
+                needs: [gen]
+                run: cat gen.txt > use.txt
+                outputs: [use.txt]
+              stamp:
+                run: echo stamped
+
+            """)
+        #expect(try await workspace.sequencer("run").status == 0)
+        try workspace.write("src.txt", "two\n")
+        let explained = try await workspace.sequencer("run", "--explain")
+        let lines = explained.stdout.split(separator: "\n").filter { $0.hasPrefix("explain: ") }
+        #expect(lines.count == 3, "\(explained.stdout)")
+        #expect(try await workspace.sequencer("run").status == 0)  // #3: gen and use up to date
+
+        try await withPage(journal: workspace.journal) { browser, served in
+            for line in lines {
+                // explain: NAME runs: REASON
+                let rest = line.dropFirst("explain: ".count)
+                let name = String(rest.prefix { $0 != " " })
+                let reason = String(rest.dropFirst(name.count + " runs: ".count))
+                try await browser.go(served.base + "/runs/2/job?name=\(name)")
+                #expect(try await browser.run("return document.getElementById('job-reason').textContent;") as? String == reason)
+            }
+            try await browser.go(served.base + "/runs/3/job?name=gen")
+            let page = try #require(try await browser.run("""
+                return { why: document.getElementById('job-why').textContent,
+                         reason: document.getElementById('job-reason') !== null };
+                """) as? [String: Any])
+            #expect((page["why"] as? String)?.hasPrefix("It was up to date, so it did not run") == true)
+            #expect(page["reason"] as? Bool == false)
+        }
+    }
+}

@@ -51,6 +51,23 @@ import Testing
         #expect(wide.nodes.count <= 14)
     }
 
+    /// A job page's "Why": the recorded reason first, then what the status and the run's
+    /// sessions tell.
+    @Test func whyAJobRanIsItsReasonOrWhyThereIsNone() {
+        func why(_ status: String, ran: Bool = true, error: String? = nil, added: Bool = false, reason: String? = nil, checked: Bool?) -> String {
+            JobPage.why(status: status, ran: ran, error: error, added: added, reason: reason, checked: checked)
+        }
+        #expect(why("succeeded", reason: "input <a>.c changed", checked: true) == "It ran: <span id=\"job-reason\">input &lt;a&gt;.c changed</span>")
+        #expect(why("upToDate", ran: false, checked: true).hasPrefix("It was up to date, so it did not run"))
+        #expect(why("pending", ran: false, checked: true) == "It has not started.")
+        #expect(why("skipped", ran: false, error: "needed job 'a' did not succeed", checked: true)
+            == "It did not run: needed job &#39;a&#39; did not succeed")
+        #expect(why("succeeded", checked: nil).hasPrefix("Not known"))
+        #expect(why("failed", checked: false).hasPrefix("Every job of this run ran"))
+        #expect(why("succeeded", added: true, checked: true) == "Its parent job added it, so it ran.")
+        #expect(why("succeeded", checked: true) == "No reason was recorded.")
+    }
+
     @Test func anUpdateCarriesOnlyWhatChanged() {
         func document(_ statuses: [String], attempts: Int) -> RunDocument {
             RunDocument(

@@ -7,6 +7,8 @@ struct JobPage {
     let job: RunView.Job
     /// Its times in the workflow's last runs, oldest first.
     let history: [RunHistory.Sample]
+    /// Why the run's jobs ran, as the journal recorded it.
+    let reasons: JournalJobReasons
 
     /// The most of an attempt's output the page shows (its end); the download has it all.
     static let shownBytes = 1 << 20
@@ -21,6 +23,7 @@ struct JobPage {
             <p>\(HTML.badge(job.status))\(record?.error.map { " <span class=\"error\" id=\"job-error\">\(HTML.escape($0))</span>" } ?? "")</p>
             <dl class="facts">
             """
+        body += "<dt>Why</dt><dd id=\"job-why\">\(why)</dd>"
         body += "<dt>Time</dt><dd>\(HTML.duration(record?.duration))</dd>"
         body += "<dt>Attempts</dt><dd id=\"job-attempts\">\(record?.attempts ?? 0)</dd>"
         if let lane = job.lane { body += "<dt>Lane</dt><dd>\(HTML.escape(view.lanes[lane].name))</dd>" }
@@ -45,6 +48,35 @@ struct JobPage {
         }
         return HTML.page(title: job.name, page: "job", token: token, body: body)
     }
+
+    /// Why the job ran or did not, as HTML: the reason `sequencer run --explain` printed (as
+    /// text of its own, `#job-reason`), or why there is none.
+    var why: String {
+        Self.why(
+            status: job.status, ran: !job.attempts.isEmpty, error: record?.error, added: record?.parent != nil,
+            reason: reasons.reasons[job.name], checked: reasons.checked)
+    }
+
+    /// ``why`` from its parts: the job's status, whether an attempt of it ended, its error,
+    /// whether another job added it, its recorded reason, and whether its run checked jobs.
+    static func why(status: String, ran: Bool, error: String?, added: Bool, reason: String?, checked: Bool?) -> String {
+        if let reason { return "It ran: <span id=\"job-reason\">\(HTML.escape(reason))</span>" }
+        if status == "upToDate" {
+            return "It was up to date, so it did not run: its command, environment, inputs and needed jobs were as at its last success, and its outputs as that success left them."
+        }
+        if status == "pending" { return "It has not started." }
+        // Stopped before it started: a needed job failed, or the run was cancelled.
+        if !ran, status == "skipped" || status == "cancelled" {
+            return "It did not run\(error.map { ": \(HTML.escape($0))" } ?? ".")"
+        }
+        switch checked {
+        case nil: return "Not known: this run was recorded before the journal kept why jobs ran."
+        case false?: return "Every job of this run ran: no job of its file declares outputs, so none was checked."
+        case true?: return added ? "Its parent job added it, so it ran." : "No reason was recorded."
+        }
+    }
+
+    private var record: JournalJob? { job.record }
 
     private func jobLink(_ name: String) -> String {
         "<a href=\"/runs/\(view.run.id)/job?name=\(HTML.escape(HTML.query(name)))\">\(HTML.escape(name))</a>"

@@ -87,7 +87,8 @@ public struct Server: Sendable {
         let name = Query(request.uri.query)["name"] ?? ""
         guard let job = view.job(named: name) else { return notFound("Run #\(id) has no job '\(name)'.") }
         let past = try read { try history.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns) }
-        return Self.html(JobPage(view: view, job: job, history: past.samples[name] ?? []).html(token: options.token))
+        let reasons = try read { try history.journal.jobReasons(of: id) }
+        return Self.html(JobPage(view: view, job: job, history: past.samples[name] ?? [], reasons: reasons).html(token: options.token))
     }
 
     /// An attempt's output file, byte for byte.
