@@ -42,10 +42,23 @@ extension PostgresQueueStore: RunStore {
         }
     }
 
-    public func runs(workflow: String?, limit: Int?) async throws -> [QueueRun] {
+    public func runs(workflow: String?, before: QueueRunID?, limit: Int?) async throws -> [QueueRun] {
         try await Self.runs(
             in: self,
-            where: "(\(workflow)::text IS NULL OR workflow = \(workflow)) ORDER BY id DESC LIMIT \(limit.map(Int64.init))")
+            where: """
+                (\(workflow)::text IS NULL OR workflow = \(workflow)) AND id < \(before?.rawValue ?? Int64.max)
+                ORDER BY id DESC LIMIT \(limit.map(Int64.init))
+                """)
+    }
+
+    public func runCount(workflow: String?) async throws -> Int {
+        let rows = try await rows(
+            "counting runs", "SELECT count(*) FROM sequencer.runs WHERE \(workflow)::text IS NULL OR workflow = \(workflow)")
+        return try rows.first?.decode(Int.self) ?? 0
+    }
+
+    public func workflows() async throws -> [String] {
+        try await rows("reading the workflows", "SELECT DISTINCT workflow FROM sequencer.runs ORDER BY workflow").map { try $0.decode(String.self) }
     }
 
     public func run(_ id: QueueRunID) async throws -> QueueRun? {

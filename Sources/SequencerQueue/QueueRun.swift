@@ -177,8 +177,15 @@ public protocol RunStore: QueueStore {
         QueueRunID, [DurableJobID]
     )
 
-    /// Runs, newest first: of one workflow, or all; at most `limit`.
-    func runs(workflow: String?, limit: Int?) async throws -> [QueueRun]
+    /// Runs, newest first: of one workflow, or all; older than run `before` when given (a page
+    /// after the one that ended with it); at most `limit`.
+    func runs(workflow: String?, before: QueueRunID?, limit: Int?) async throws -> [QueueRun]
+
+    /// How many runs there are: of one workflow, or all.
+    func runCount(workflow: String?) async throws -> Int
+
+    /// The workflows that have runs, by name.
+    func workflows() async throws -> [String]
 
     func run(_ id: QueueRunID) async throws -> QueueRun?
 
@@ -211,6 +218,11 @@ public protocol RunStore: QueueStore {
 }
 
 extension RunStore {
+    /// Runs, newest first: of one workflow, or all; at most `limit`.
+    public func runs(workflow: String?, limit: Int?) async throws -> [QueueRun] {
+        try await runs(workflow: workflow, before: nil, limit: limit)
+    }
+
     /// The fingerprints of the last successes of every job of a workflow, by job name.
     public func fingerprints(workflow: String) async throws -> [String: QueueFingerprint] {
         try await fingerprints(workflow: workflow, jobs: nil)

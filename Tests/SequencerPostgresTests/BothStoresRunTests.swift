@@ -45,6 +45,29 @@ import Testing
         }
     }
 
+    /// Pages of runs by ID (the web page's "Older »"), counted and filtered by workflow.
+    @Test(arguments: StoreKind.testable)
+    func runsComeInPagesOlderThanAGivenRun(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            let store = try #require(steps.store as? any RunStore)
+            var ids: [QueueRunID] = []
+            for number in 0..<7 {
+                let workflow = number % 2 == 0 ? "even" : "odd"
+                ids.append(try await store.createRun(NewQueueRun(workflow: workflow, origin: "o"), jobs: [("a", Steps.job())], now: Int64(number)).0)
+            }
+            let first = try await store.runs(workflow: nil, before: nil, limit: 3)
+            #expect(first.map(\.id) == [ids[6], ids[5], ids[4]])
+            let second = try await store.runs(workflow: nil, before: first.last?.id, limit: 3)
+            #expect(second.map(\.id) == [ids[3], ids[2], ids[1]])
+            #expect(try await store.runs(workflow: nil, before: ids[1], limit: 3).map(\.id) == [ids[0]])
+            #expect(try await store.runs(workflow: "even", before: ids[4], limit: nil).map(\.id) == [ids[2], ids[0]])
+            #expect(try await store.runCount(workflow: nil) == 7)
+            #expect(try await store.runCount(workflow: "odd") == 3)
+            #expect(try await store.runCount(workflow: "none") == 0)
+            #expect(try await store.workflows() == ["even", "odd"])
+        }
+    }
+
     @Test(arguments: StoreKind.testable)
     func aNameGivenTwiceAddsNothing(_ kind: StoreKind) async throws {
         try await kind.withSteps { steps in

@@ -30,10 +30,22 @@ extension SQLiteQueueStore: RunStore {
         }
     }
 
-    public func runs(workflow: String?, limit: Int?) async throws -> [QueueRun] {
+    public func runs(workflow: String?, before: QueueRunID?, limit: Int?) async throws -> [QueueRun] {
         try await read { db in
-            try Self.runs(where: "?1 IS NULL OR workflow = ?1 ORDER BY id DESC LIMIT ?2", arguments: [workflow, limit ?? -1], db)
+            try Self.runs(
+                where: "(?1 IS NULL OR workflow = ?1) AND id < ?3 ORDER BY id DESC LIMIT ?2",
+                arguments: [workflow, limit ?? -1, before?.rawValue ?? Int64.max], db)
         }
+    }
+
+    public func runCount(workflow: String?) async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM runs WHERE ?1 IS NULL OR workflow = ?1", arguments: [workflow]) ?? 0
+        }
+    }
+
+    public func workflows() async throws -> [String] {
+        try await read { db in try String.fetchAll(db, sql: "SELECT DISTINCT workflow FROM runs ORDER BY workflow") }
     }
 
     public func run(_ id: QueueRunID) async throws -> QueueRun? {
