@@ -115,6 +115,8 @@ let package = Package(
                 "SequencerBuild",
                 "SequencerOutput",
                 "SequencerProcess",
+                "SequencerQueue",
+                "SequencerPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -225,7 +227,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerServeTests",
-            dependencies: ["SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerJournal", "Sequencer", "SequencerTestSupport"],
+            dependencies: [
+                "SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerJournal", "Sequencer", "SequencerTestSupport",
+                "SequencerQueue", "PostgresTestSupport",
+            ],
             swiftSettings: strict
         ),
         .target(

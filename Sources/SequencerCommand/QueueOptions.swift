@@ -34,34 +34,23 @@ struct QueueOptions: ParsableArguments {
 /// Opening the store a location names.
 enum QueueLocation {
     /// Whether `location` names a PostgreSQL database rather than an SQLite file.
-    static func isPostgres(_ location: String) -> Bool {
-        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
-    }
+    static func isPostgres(_ location: String) -> Bool { RunStoreLocation.isPostgres(location) }
 
     /// The store at `location`: an SQLite file path, `sqlite:PATH`, or a PostgreSQL URL
     /// (`postgres://user:password@host:port/database`).
     /// - Throws: a usage error (exit status 2) for a location it cannot open, saying why.
     /// - Parameter create: whether a missing file becomes a new queue (to submit or work); to
-    ///   read runs, a missing file is an error. (A PostgreSQL database gets the queue's schema
-    ///   either way: it is made in one transaction, and an empty queue has no runs.)
+    ///   read runs, a missing file is an error.
     static func open(_ location: String, create: Bool = true) async throws -> any RunStore {
-        if isPostgres(location) {
-            do {
-                return try await PostgresQueueStore(url: location)
-            } catch {
-                printError("error: --queue \(shown(location)): \(error)")
-                throw ExitCode(ExitStatus.invalid)
-            }
-        }
-        let path = location.hasPrefix("sqlite:") ? String(location.dropFirst("sqlite:".count)) : location
-        guard create || FileManager.default.fileExists(atPath: path) else {
+        let path = RunStoreLocation.path(location)
+        guard create || isPostgres(location) || FileManager.default.fileExists(atPath: path) else {
             printError("error: --queue \(location): there is no queue file at \(path)")
             throw ExitCode(ExitStatus.invalid)
         }
         do {
-            return try SQLiteQueueStore(path: path)
+            return try await RunStoreLocation.open(location, create: create)
         } catch {
-            printError("error: --queue \(location): \(error)")
+            printError("error: --queue \(shown(location)): \(error)")
             throw ExitCode(ExitStatus.invalid)
         }
     }

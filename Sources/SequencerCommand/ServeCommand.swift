@@ -7,8 +7,8 @@ import SequencerProcess
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve a local web page of the journal's runs (127.0.0.1 only by default).",
-        discussion: "Options: -f FILE, --journal PATH, --port N (default 8080), --host ADDRESS, --open, --no-graphviz. `sequencer serve --help` lists them once sequencer-serve is installed."
+        abstract: "Serve a local web page of the journal's runs, or a durable queue's (127.0.0.1 only by default).",
+        discussion: "Options: -f FILE, --journal PATH, --queue LOCATION, --port N (default 8080), --host ADDRESS, --open, --no-graphviz. `sequencer serve --help` lists them once sequencer-serve is installed."
     )
 
     @Argument(parsing: .captureForPassthrough, help: "The options of sequencer-serve.")

@@ -20,6 +20,16 @@ public struct JournalRun: Sendable, Codable, Hashable {
     /// How many times it was started: 1, plus one per resume.
     public let sessions: Int
 
+    /// A run as another record of runs tells it (a durable queue's, shown by `sequencer serve`).
+    package init(
+        id: Int64, workflow: String, info: String?, status: String, startedAt: Int64, endedAt: Int64?, jobCount: Int,
+        succeeded: Int, failed: Int, skipped: Int, cancelled: Int, timedOut: Int, sessions: Int
+    ) {
+        (self.id, self.workflow, self.info, self.status, self.startedAt, self.endedAt) = (id, workflow, info, status, startedAt, endedAt)
+        (self.jobCount, self.succeeded, self.failed, self.skipped) = (jobCount, succeeded, failed, skipped)
+        (self.cancelled, self.timedOut, self.sessions) = (cancelled, timedOut, sessions)
+    }
+
     /// From its first start to its last end, in seconds; nil while it has not ended.
     public var duration: Double? { endedAt.map { Double($0 - startedAt) / 1e9 } }
 
@@ -47,6 +57,15 @@ public struct JournalJob: Sendable, Codable, Hashable {
     public let endedAt: Int64?
     /// The job that added it while it ran.
     public let parent: String?
+
+    /// A job as another record of runs tells it (a durable queue's, shown by `sequencer serve`).
+    package init(
+        name: String, position: Int, status: String, code: String?, error: String?, attempts: Int, startedAt: Int64?,
+        endedAt: Int64?, parent: String?
+    ) {
+        (self.name, self.position, self.status, self.code, self.error) = (name, position, status, code, error)
+        (self.attempts, self.startedAt, self.endedAt, self.parent) = (attempts, startedAt, endedAt, parent)
+    }
 
     public var duration: Double? {
         guard let startedAt, let endedAt else { return nil }

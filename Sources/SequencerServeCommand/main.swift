@@ -2,15 +2,16 @@ import ArgumentParser
 import Foundation
 import SequencerServe
 
-/// `sequencer serve` (which starts this binary): the local web page of a journal's runs.
+/// `sequencer serve` (which starts this binary): the local web page of a journal's runs, or
+/// of a durable queue's.
 @main
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sequencer serve",
-        abstract: "Serve a local web page of the journal's runs: live progress, graphs, timelines, jobs' output.",
+        abstract: "Serve a local web page of the journal's runs (or a durable queue's): live progress, graphs, timelines, jobs' output.",
         discussion: """
-            It listens on 127.0.0.1 unless --host says otherwise, reads the journal without writing to it, \
-            and loads nothing from the network. Ctrl-C stops it.
+            It listens on 127.0.0.1 unless --host says otherwise, reads the journal (or the queue) without writing to it \
+            but for the page's cancel and resume buttons, and loads nothing from the network. Ctrl-C stops it.
             """
     )
 
@@ -19,6 +20,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The journal (default: .sequencer/journal.sqlite beside the workflow file).", valueName: "path"))
     var journal: String?
+
+    @Option(help: ArgumentHelp(
+        "Show the runs of this durable queue instead of a journal: an SQLite file, sqlite:PATH, or postgres://user:password@host/database (default: $SEQUENCER_QUEUE when set and no --journal).",
+        valueName: "location"))
+    var queue: String?
 
     @Option(help: "The port to listen on (0: any free one).")
     var port = 8080
@@ -50,6 +56,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
+        if queue != nil, journal != nil { throw ValidationError("--queue and --journal name two sources: give one") }
+    }
+
+    /// `--queue`, else `SEQUENCER_QUEUE` when no journal is named.
+    var queueLocation: String? {
+        if let queue, !queue.isEmpty { return queue }
+        guard journal == nil, let text = ProcessInfo.processInfo.environment["SEQUENCER_QUEUE"], !text.isEmpty else { return nil }
+        return text
     }
 
     func run() async throws {
@@ -62,7 +76,11 @@ struct ServeCommand: AsyncParsableCommand {
             journalPath: journalPath, workflowPath: FileManager.default.fileExists(atPath: workflowPath) ? workflowPath : nil, host: host, port: port, graphviz: noGraphviz ? nil : ServeOptions.findGraphviz())
         let server: Server
         do {
-            server = try Server(options: options)
+            if let location = queueLocation {
+                server = Server(options: options, source: try await QueueRuns.open(location: location, workflowPath: options.workflowPath))
+            } else {
+                server = try Server(options: options)
+            }
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
@@ -71,7 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         Self.stopOnSignals()
         do {
             try await server.run { url in
-                let line = "sequencer serve: \(url) (journal \(journalPath)\(options.graphviz == nil ? ", graphs without Graphviz" : ""))\n"
+                let line = "sequencer serve: \(url) (\(server.source.name)\(options.graphviz == nil ? ", graphs without Graphviz" : ""))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 if shouldOpen { Self.openInBrowser(url) }
             }

@@ -7,7 +7,12 @@ struct BrowserTests {
     /// Opens a browser on a server of `journal`, runs `body`, then checks that no request
     /// left 127.0.0.1 and that the page logged no error, and stops both.
     func withPage(journal: String, serveArguments: [String] = [], _ body: (Browser, Served) async throws -> Void) async throws {
-        let served = try await Served(journal: journal, arguments: serveArguments)
+        try await withPage(serving: ["--journal", journal] + serveArguments, body)
+    }
+
+    /// ``withPage(journal:serveArguments:_:)`` with `sequencer-serve ARGUMENTS`.
+    func withPage(serving arguments: [String], _ body: (Browser, Served) async throws -> Void) async throws {
+        let served = try await Served(arguments: arguments)
         defer { served.stop() }
         let browser = try await Browser()
         do {

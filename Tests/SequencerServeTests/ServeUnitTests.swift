@@ -1,6 +1,8 @@
 import Foundation
 import Sequencer
+import SequencerQueue
 @testable import SequencerServe
+import SequencerTestSupport
 import Testing
 
 /// The server's parts, in this process (so that the sanitizer sees them too).
@@ -66,6 +68,38 @@ import Testing
         #expect(why("failed", checked: false).hasPrefix("Every job of this run ran"))
         #expect(why("succeeded", added: true, checked: true) == "Its parent job added it, so it ran.")
         #expect(why("succeeded", checked: true) == "No reason was recorded.")
+    }
+
+    /// A queue's runs page: a state follows from each run's jobs, so the runs are read page
+    /// after page until one of that state is full; "Older »" goes on from the last shown.
+    @Test func aQueuesRunsPageOfOneStateIsFullAndGoesOnWhereItStopped() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteQueueStore(path: directory.file("queue.sqlite"))
+        var ids: [Int64] = []
+        for number in 0..<250 {
+            let job = NewDurableJob(kind: "k", input: Data("{}".utf8), runAt: 0)
+            let (run, _) = try await store.createRun(NewQueueRun(workflow: "w", origin: "elsewhere:/w/sequencer.yml"), jobs: [("a", job)], now: Int64(number))
+            // Every hundredth run cancelled: the rest keep running (no worker).
+            if number % 100 == 0 { _ = try await store.cancelRun(run, now: Int64(number)) }
+            ids.append(run.rawValue)
+        }
+        let queue = QueueRuns(store: store, location: directory.file("queue.sqlite"), workflowPath: nil)
+        let first = try await queue.runsPage(workflow: nil, state: "cancelled", before: nil, limit: 2)
+        #expect(first.runs.map(\.run.id) == [ids[200], ids[100]])
+        #expect(first.runs.allSatisfy { $0.state == "cancelled" && $0.counts == nil })
+        #expect(first.total == 250 && first.workflows == ["w"])
+        let second = try await queue.runsPage(workflow: nil, state: "cancelled", before: first.older, limit: 2)
+        #expect(second.runs.map(\.run.id) == [ids[0]] && second.older == nil)
+        let running = try await queue.runsPage(workflow: "w", state: nil, before: ids[3], limit: 2)
+        #expect(running.runs.map(\.run.id) == [ids[2], ids[1]] && running.older == ids[1])
+
+        // A run's page: the durable states in the journal's words, no file from another machine.
+        let view = try #require(try await queue.run(ids[1]))
+        #expect(view.state == "running" && view.jobs.map(\.status) == ["pending"] && view.file == nil)
+        #expect(view.fileProblem?.contains("elsewhere:/w/sequencer.yml") == true)
+        #expect(try await queue.cancel(ids[0]) == "run #\(ids[0]) is not running (it is cancelled)")
+        #expect(try await queue.cancel(ids[1]) == nil)
+        #expect(try await queue.run(ids[1])?.state == "cancelled")
     }
 
     @Test func anUpdateCarriesOnlyWhatChanged() {

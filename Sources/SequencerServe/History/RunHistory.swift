@@ -31,7 +31,8 @@ public final class RunHistory: Sendable {
         public let run: JournalRun
         /// `running`, `interrupted` (its process died), or how it ended.
         public let state: String
-        public let counts: JournalJobCounts
+        /// Up-to-date and retried jobs; nil when the source does not count them (a queue).
+        public let counts: JournalJobCounts?
 
         /// Jobs that ran a command, whatever became of it.
         public var ran: Int { run.succeeded + run.failed + run.cancelled + run.timedOut }

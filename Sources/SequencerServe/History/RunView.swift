@@ -8,7 +8,7 @@ public struct RunView: Sendable {
     public let run: JournalRun
     public let state: String
     /// The jobs, in the order the page lists them; their positions are the page's indices.
-    public let jobs: [Job]
+    public internal(set) var jobs: [Job]
     public let lanes: [WorkflowFile.Lane]
     /// The file as it is now; nil when it cannot be read (`fileProblem` says why).
     public let file: WorkflowFile?
@@ -27,6 +27,10 @@ public struct RunView: Sendable {
         public var attempts: [JournalAttempt]
         /// The file's declaration, when the file has the job.
         public let declared: WorkflowFile.Job?
+        /// The worker that ran each attempt, by attempt number (a queue's runs).
+        public var workers: [Int: String] = [:]
+        /// Its durable job's ID (a queue's runs).
+        public var queueID: Int64?
     }
 
     init(

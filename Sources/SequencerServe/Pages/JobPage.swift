@@ -7,8 +7,11 @@ struct JobPage {
     let job: RunView.Job
     /// Its times in the workflow's last runs, oldest first.
     let history: [RunHistory.Sample]
-    /// Why the run's jobs ran, as the journal recorded it.
-    let reasons: JournalJobReasons
+    /// Why the run's jobs ran, as the journal recorded it; nil when the source keeps no
+    /// reasons (a queue's runs).
+    let reasons: JournalJobReasons?
+    /// What each attempt printed (its end), by attempt number.
+    let outputs: [Int: AttemptOutput]
 
     /// The most of an attempt's output the page shows (its end); the download has it all.
     static let shownBytes = 1 << 20
@@ -23,7 +26,7 @@ struct JobPage {
             <p>\(HTML.badge(job.status))\(record?.error.map { " <span class=\"error\" id=\"job-error\">\(HTML.escape($0))</span>" } ?? "")</p>
             <dl class="facts">
             """
-        body += "<dt>Why</dt><dd id=\"job-why\">\(why)</dd>"
+        if let why { body += "<dt>Why</dt><dd id=\"job-why\">\(why)</dd>" }
         body += "<dt>Time</dt><dd>\(HTML.duration(record?.duration))</dd>"
         body += "<dt>Attempts</dt><dd id=\"job-attempts\">\(record?.attempts ?? 0)</dd>"
         if let lane = job.lane { body += "<dt>Lane</dt><dd>\(HTML.escape(view.lanes[lane].name))</dd>" }
@@ -51,10 +54,12 @@ struct JobPage {
 
     /// Why the job ran or did not, as HTML: the reason `sequencer run --explain` printed (as
     /// text of its own, `#job-reason`), or why there is none.
-    var why: String {
-        Self.why(
-            status: job.status, ran: !job.attempts.isEmpty, error: record?.error, added: record?.parent != nil,
-            reason: reasons.reasons[job.name], checked: reasons.checked)
+    var why: String? {
+        reasons.map { reasons in
+            Self.why(
+                status: job.status, ran: !job.attempts.isEmpty, error: record?.error, added: record?.parent != nil,
+                reason: reasons.reasons[job.name], checked: reasons.checked)
+        }
     }
 
     /// ``why`` from its parts: the job's status, whether an attempt of it ended, its error,
@@ -87,33 +92,35 @@ struct JobPage {
             let why = job.status == "upToDate" ? "It was up to date: nothing ran." : "No attempt has ended yet."
             return "<h2>Attempts</h2><p class=\"note\" id=\"no-attempts\">\(why)</p>\n"
         }
-        var html = "<h2>Attempts</h2><table class=\"grid\" id=\"attempts\"><thead><tr><th>#</th><th>Started</th><th>Time</th><th>Exit</th></tr></thead><tbody>"
+        // A queue's runs say which worker ran each attempt.
+        let workers = !job.workers.isEmpty
+        var html = "<h2>Attempts</h2><table class=\"grid\" id=\"attempts\"><thead><tr><th>#</th><th>Started</th><th>Time</th><th>Exit</th>"
+        html += (workers ? "<th>Worker</th>" : "") + "</tr></thead><tbody>"
         for attempt in job.attempts {
             html += """
                 <tr><td>\(attempt.attempt)</td><td>+\(HTML.duration(Double(attempt.startedAt - view.run.startedAt) / 1e9))</td>\
-                <td>\(HTML.duration(Double(attempt.endedAt - attempt.startedAt) / 1e9))</td><td>\(HTML.escape(attempt.exit))</td></tr>
+                <td>\(HTML.duration(Double(attempt.endedAt - attempt.startedAt) / 1e9))</td><td>\(HTML.escape(attempt.exit))</td>\
+                \(workers ? "<td class=\"worker\">\(HTML.escape(job.workers[attempt.attempt] ?? ""))</td>" : "")</tr>
                 """
         }
         return html + "</tbody></table>\n"
     }
 
     private func output(of attempt: JournalAttempt) -> String {
-        var html = "<section class=\"output\" data-attempt=\"\(attempt.attempt)\"><h2>Output of attempt \(attempt.attempt)</h2>"
-        guard let path = attempt.output else { return html + "<p class=\"note\">It printed nothing.</p></section>\n" }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            return html + "<p class=\"warning\">The output is gone: \(HTML.escape(path)) (<code>sequencer gc</code> deletes old runs' output).</p></section>\n"
+        let html = "<section class=\"output\" data-attempt=\"\(attempt.attempt)\"><h2>Output of attempt \(attempt.attempt)</h2>"
+        switch outputs[attempt.attempt] ?? .nothing {
+        case .nothing:
+            return html + "<p class=\"note\">It printed nothing.</p></section>\n"
+        case .gone(let why):
+            return html + "<p class=\"warning\">\(HTML.escape(why))</p></section>\n"
+        case .bytes(let data, let size):
+            let raw = "/runs/\(view.run.id)/job/output?name=\(HTML.query(job.name))&attempt=\(attempt.attempt)"
+            var html = html + """
+                <p class="tools"><input class="output-search" type="search" placeholder="Search the output"> <span class="matches"></span> \
+                <a class="raw" href="\(HTML.escape(raw))" download>Download the raw log (\(size) bytes)</a></p>
+                """
+            if data.count < size { html += "<p class=\"note\">The last \(data.count) bytes of \(size); the download has all of it.</p>" }
+            return html + "<pre class=\"log\">\(ANSI.html(String(decoding: data, as: UTF8.self)))</pre></section>\n"
         }
-        defer { try? handle.close() }
-        let size = (try? handle.seekToEnd()) ?? 0
-        let start = size > UInt64(Self.shownBytes) ? size - UInt64(Self.shownBytes) : 0
-        try? handle.seek(toOffset: start)
-        let data = (try? handle.readToEnd()) ?? Data()
-        let raw = "/runs/\(view.run.id)/job/output?name=\(HTML.query(job.name))&attempt=\(attempt.attempt)"
-        html += """
-            <p class="tools"><input class="output-search" type="search" placeholder="Search the output"> <span class="matches"></span> \
-            <a class="raw" href="\(HTML.escape(raw))" download>Download the raw log (\(size) bytes)</a></p>
-            """
-        if start > 0 { html += "<p class=\"note\">The last \(Self.shownBytes) bytes of \(size); the download has all of it.</p>" }
-        return html + "<pre class=\"log\">\(ANSI.html(String(decoding: data, as: UTF8.self)))</pre></section>\n"
     }
 }

@@ -5,6 +5,8 @@ struct RunPage {
     let focus: String?
     /// The run of the same file before it, to compare with.
     let previous: Int64?
+    /// Whether a run that did not succeed can be resumed from here.
+    let resumes: Bool
 
     func html(token: String) -> String {
         let run = view.run
@@ -53,7 +55,7 @@ struct RunPage {
                 <form method="post" action="/runs/\(id)/cancel" id="cancel-form"><input type="hidden" name="token" value="\(HTML.escape(token))">\
                 <button type="submit">Cancel the run</button></form>
                 """
-        } else if ResumePreview.resumable(view.state) {
+        } else if resumes, ResumePreview.resumable(view.state) {
             html += "<a id=\"resume-link\" href=\"/runs/\(id)/resume\">Resume…</a>"
         }
         if let previous {

@@ -1,11 +1,11 @@
 /// The list of runs: filters in the URL, one indexed page at a time.
 struct RunsPage {
     let page: RunHistory.RunsPage
+    /// The states the source filters by.
+    let states: [String]
     let workflow: String?
     let state: String?
     let before: Int64?
-
-    static let states = ["running", "succeeded", "failed", "cancelled", "timedOut", "interrupted"]
 
     func html(token: String) -> String {
         var body = "<h1>Runs</h1>\n<form class=\"filters\" method=\"get\" action=\"/runs\">"
@@ -14,7 +14,7 @@ struct RunsPage {
             body += "<option value=\"\(HTML.escape(name))\"\(name == workflow ? " selected" : "")>\(HTML.escape(name))</option>"
         }
         body += "</select></label> <label>State <select name=\"state\"><option value=\"\">all</option>"
-        for name in Self.states {
+        for name in states {
             body += "<option value=\"\(name)\"\(name == state ? " selected" : "")>\(HTML.words(name))</option>"
         }
         body += "</select></label> <button type=\"submit\">Filter</button></form>\n"
@@ -34,8 +34,9 @@ struct RunsPage {
                 <td>\(HTML.badge(summary.state))</td><td>\(HTML.time(run.startedAt))</td>\
                 <td class="num" data-seconds="\(run.duration.map { String($0) } ?? "")">\(HTML.duration(run.duration))</td>\
                 <td class="num" data-key="jobs">\(run.jobCount)</td><td class="num" data-key="ran">\(summary.ran)</td>\
-                <td class="num" data-key="upToDate">\(summary.counts.upToDate)</td><td class="num" data-key="failed">\(summary.failed)</td>\
-                <td class="num" data-key="retried">\(summary.counts.retried)</td><td class="path">\(HTML.escape(run.workflow))</td></tr>
+                <td class="num" data-key="upToDate">\(summary.counts.map { "\($0.upToDate)" } ?? "–")</td>\
+                <td class="num" data-key="failed">\(summary.failed)</td>\
+                <td class="num" data-key="retried">\(summary.counts.map { "\($0.retried)" } ?? "–")</td><td class="path">\(HTML.escape(run.workflow))</td></tr>
 
                 """
         }

@@ -4,9 +4,10 @@ import Hummingbird
 import SequencerJournal
 import SequencerProcess
 
-/// The two things the page changes: cancelling a running run (SIGINT to the `sequencer` that
-/// records it, as Ctrl-C would) and resuming one that did not succeed (`sequencer resume`,
-/// started in a session of its own). Each is a POST carrying the server's token, in a form
+/// The two things the page changes: cancelling a running run (a journal's: SIGINT to the
+/// `sequencer` that records it, as Ctrl-C would; a queue's: every live job of it cancelled in
+/// the queue) and resuming a journal's run that did not succeed (`sequencer resume`, started in
+/// a session of its own). Each is a POST carrying the server's token, in a form
 /// field or an `X-Sequencer-Token` header: a page elsewhere can neither read the token nor
 /// send the request to this host (see ``Guard``).
 extension Server {
@@ -18,7 +19,7 @@ extension Server {
             try await act(request, context: context) { id in try await resume(id) }
         }
         router.post("/runs/:id/cancel") { request, context in
-            try await act(request, context: context) { id in try cancel(id) }
+            try await act(request, context: context) { id in try await read { try await source.cancel(id) } }
         }
     }
 
@@ -52,16 +53,8 @@ extension Server {
     }
 
     /// Nil when done; else why not.
-    private func cancel(_ id: Int64) throws -> String? {
-        guard let view = try history.run(id) else { return "there is no run #\(id)" }
-        guard view.state == "running", let process = history.journal.recordingProcess, process > 0 else {
-            return "run #\(id) is not running (it is \(view.state))"
-        }
-        guard kill(process, SIGINT) == 0 else { return "cannot signal process \(process): \(String(cString: strerror(errno)))" }
-        return nil
-    }
-
     private func resume(_ id: Int64) async throws -> String? {
+        guard let history else { return "a queue's runs are not resumed from here: submit the workflow again" }
         guard let view = try history.run(id) else { return "there is no run #\(id)" }
         guard ResumePreview.resumable(view.state) else { return "run #\(id) \(view.state == "running" ? "is running" : "succeeded"): nothing to resume" }
         guard let sequencer = ProgramLookup.companion("sequencer") else { return "cannot find the sequencer binary beside sequencer-serve or on the PATH" }
@@ -106,7 +99,7 @@ extension Server {
     }
 
     private func resumePreview(id: Int64) throws -> Response {
-        guard let view = try history.run(id) else {
+        guard let history, let view = try history.run(id) else {
             return Self.plain(.notFound, "there is no run #\(id)\n")
         }
         return Self.html(ResumePreview(view: view).html(token: options.token))

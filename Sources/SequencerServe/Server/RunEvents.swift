@@ -2,40 +2,38 @@ import Foundation
 import Hummingbird
 
 /// A running run's events (server-sent): its whole document first, then what changed
-/// whenever the journal changes, until the run is no longer running. The journal is asked
-/// for its data version five times a second; it is read again only when that moved.
+/// whenever the source changes, until the run is no longer running. The source is asked for
+/// its version at its poll interval (a journal: five times a second); the run is read again
+/// only when that moved, or at each look when the source cannot tell (a queue).
 extension Server {
-    static let pollInterval = Duration.milliseconds(200)
     static let heartbeatInterval = Duration.seconds(10)
 
-    func events(id: Int64) throws -> Response {
-        let history = self.history
-        guard let first = try read({ try history.run(id) }) else {
+    func events(id: Int64) async throws -> Response {
+        let source = self.source
+        guard let first = try await read({ try await source.run(id) }) else {
             throw HTTPError(.notFound, message: "There is no run #\(id).")
         }
         let body = ResponseBody { writer in
             var last = RunDocument(first)
             try await writer.write(Self.event("full", RunDocument.json(last)))
-            var version = try history.journal.dataVersion()
+            var version = try await source.version()
+            // A comment now and then when nothing was sent: a closed page then ends the stream.
             var quiet = Duration.zero
             while last.state == "running" {
-                try await Task.sleep(for: Self.pollInterval)
-                let now = try history.journal.dataVersion()
-                // The recorder may also stop without a write (killed): its lock tells.
-                if now == version, history.journal.isRecordingElsewhere {
-                    quiet += Self.pollInterval
-                    if quiet >= Self.heartbeatInterval {
-                        try await writer.write(ByteBuffer(string: ": still running\n\n"))
-                        quiet = .zero
-                    }
-                    continue
+                try await Task.sleep(for: source.pollInterval)
+                quiet += source.pollInterval
+                if quiet >= Self.heartbeatInterval {
+                    try await writer.write(ByteBuffer(string: ": still running\n\n"))
+                    quiet = .zero
                 }
+                let now = try await source.version()
+                if let now, now == version { continue }
                 version = now
-                quiet = .zero
-                guard let view = try history.run(id) else { break }
+                guard let view = try await source.run(id) else { break }
                 let document = RunDocument(view)
                 if let update = document.update(since: last) {
                     try await writer.write(Self.event("update", RunDocument.json(update)))
+                    quiet = .zero
                 }
                 last = document
             }

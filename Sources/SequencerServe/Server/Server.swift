@@ -3,8 +3,10 @@ import Sequencer
 import Hummingbird
 import Logging
 import SequencerJournal
+import SequencerQueue
 
-/// `sequencer serve`: the pages of a journal's runs, on 127.0.0.1 unless told otherwise.
+/// `sequencer serve`: the pages of a journal's runs, or of a durable queue's, on 127.0.0.1
+/// unless told otherwise.
 ///
 /// Every page and asset comes from this binary (no CDN: it works offline). Nothing it serves
 /// on GET changes anything; the actions are POSTs that carry the server's token (see
@@ -12,13 +14,29 @@ import SequencerJournal
 /// elsewhere cannot reach it through a name that resolves to 127.0.0.1.
 public struct Server: Sendable {
     let options: ServeOptions
-    let history: RunHistory
+    /// Where the runs come from.
+    public let source: any RunSource
+    /// The journal, when the runs come from one: compare, history, reasons and resume need it.
+    let history: RunHistory?
     let graphviz: Graphviz
     let port = Locked<Int?>(nil)
 
+    /// A server of the journal at `options.journalPath`.
+    /// - Throws: ``JournalError`` when the journal cannot be read.
     public init(options: ServeOptions) throws {
+        let history = try RunHistory(journalPath: options.journalPath)
+        self.init(options: options, source: history, history: history)
+    }
+
+    /// A server of the runs of `source`.
+    public init(options: ServeOptions, source: any RunSource) {
+        self.init(options: options, source: source, history: source as? RunHistory)
+    }
+
+    private init(options: ServeOptions, source: any RunSource, history: RunHistory?) {
         self.options = options
-        history = try RunHistory(journalPath: options.journalPath)
+        self.source = source
+        self.history = history
         graphviz = Graphviz(executable: options.graphviz)
     }
 
@@ -45,19 +63,19 @@ public struct Server: Sendable {
 
     private func routes(_ router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/runs"]) }
-        router.get("/runs") { request, _ in try runsPage(request) }
-        router.get("/runs/:id") { request, context in try runPage(request, id: context.parameters.require("id", as: Int64.self)) }
+        router.get("/runs") { request, _ in try await runsPage(request) }
+        router.get("/runs/:id") { request, context in try await runPage(request, id: context.parameters.require("id", as: Int64.self)) }
         router.get("/runs/:id/graph") { request, context in
             try await graph(request, id: context.parameters.require("id", as: Int64.self))
         }
         router.get("/runs/:id/events") { _, context in
-            try events(id: context.parameters.require("id", as: Int64.self))
+            try await events(id: context.parameters.require("id", as: Int64.self))
         }
         router.get("/runs/:id/job") { request, context in
-            try jobPage(request, id: context.parameters.require("id", as: Int64.self))
+            try await jobPage(request, id: context.parameters.require("id", as: Int64.self))
         }
         router.get("/runs/:id/job/output") { request, context in
-            try rawOutput(request, id: context.parameters.require("id", as: Int64.self))
+            try await rawOutput(request, id: context.parameters.require("id", as: Int64.self))
         }
         actionRoutes(router)
         router.get("/workflow") { request, _ in try await workflowPage(request) }
@@ -68,43 +86,55 @@ public struct Server: Sendable {
 
     // MARK: - Pages
 
-    private func runsPage(_ request: Request) throws -> Response {
+    private func runsPage(_ request: Request) async throws -> Response {
         let query = Query(request.uri.query)
-        let state = query["state"].flatMap { RunsPage.states.contains($0) ? $0 : nil }
+        let states = source.states
+        let state = query["state"].flatMap { states.contains($0) ? $0 : nil }
         let before = query["before"].flatMap(Int64.init)
-        let page = try read { try history.runsPage(workflow: query["workflow"], state: state, before: before, limit: 50) }
-        return Self.html(RunsPage(page: page, workflow: query["workflow"], state: state, before: before).html(token: options.token))
+        let page = try await read { try await source.runsPage(workflow: query["workflow"], state: state, before: before, limit: 50) }
+        let html = RunsPage(page: page, states: states, workflow: query["workflow"], state: state, before: before).html(token: options.token)
+        return Self.html(html)
     }
 
-    private func runPage(_ request: Request, id: Int64) throws -> Response {
-        guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
-        let previous = try read { try history.previousRun(of: view.run) }
-        return Self.html(RunPage(view: view, focus: Query(request.uri.query)["focus"], previous: previous).html(token: options.token))
+    private func runPage(_ request: Request, id: Int64) async throws -> Response {
+        guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
+        let previous = try read { try history?.previousRun(of: view.run) }
+        let page = RunPage(view: view, focus: Query(request.uri.query)["focus"], previous: previous, resumes: source.resumes)
+        return Self.html(page.html(token: options.token))
     }
 
-    private func jobPage(_ request: Request, id: Int64) throws -> Response {
-        guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
+    private func jobPage(_ request: Request, id: Int64) async throws -> Response {
+        guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
         let name = Query(request.uri.query)["name"] ?? ""
         guard let job = view.job(named: name) else { return notFound("Run #\(id) has no job '\(name)'.") }
-        let past = try read { try history.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns) }
-        let reasons = try read { try history.journal.jobReasons(of: id) }
-        return Self.html(JobPage(view: view, job: job, history: past.samples[name] ?? [], reasons: reasons).html(token: options.token))
+        let past = try read {
+            try history?.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns).samples[name]
+        }
+        let reasons = try read { try history?.journal.jobReasons(of: id) }
+        var outputs: [Int: AttemptOutput] = [:]
+        for attempt in job.attempts {
+            outputs[attempt.attempt] = try await read { try await source.output(of: attempt, job: job, run: id, last: JobPage.shownBytes) }
+        }
+        let page = JobPage(view: view, job: job, history: past ?? [], reasons: reasons, outputs: outputs)
+        return Self.html(page.html(token: options.token))
     }
 
-    /// An attempt's output file, byte for byte.
-    private func rawOutput(_ request: Request, id: Int64) throws -> Response {
+    /// An attempt's output, byte for byte.
+    private func rawOutput(_ request: Request, id: Int64) async throws -> Response {
         let query = Query(request.uri.query)
         guard let name = query["name"], let number = query["attempt"].flatMap(Int.init) else {
             return notFound("Name a job and an attempt.")
         }
-        let attempts = try read { try history.journal.attempts(of: id) }
-        guard let attempt = attempts.first(where: { $0.job == name && $0.attempt == number }) else {
+        let job = try await read { try await source.run(id)?.job(named: name) }
+        guard let job, let attempt = job.attempts.first(where: { $0.attempt == number }) else {
             return notFound("Run #\(id) has no attempt \(number) of job '\(name)'.")
         }
-        guard let path = attempt.output else {
-            return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init())
+        let data: Data
+        switch try await read({ try await source.output(of: attempt, job: job, run: id, last: nil) }) {
+        case .nothing: data = Data()
+        case .gone(let why): return notFound(why)
+        case .bytes(let bytes, _): data = bytes
         }
-        guard let data = FileManager.default.contents(atPath: path) else { return notFound("The output is gone: \(path).") }
         let filename = "run\(id)-\(name)-\(number).log".map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" }
         return Response(
             status: .ok,
@@ -118,7 +148,7 @@ public struct Server: Sendable {
     /// The focused graph as JSON: the drawn jobs, the hidden counts, and Graphviz's SVG (or
     /// why there is none: the page then draws it itself).
     private func graph(_ request: Request, id: Int64) async throws -> Response {
-        guard let view = try read({ try history.run(id) }) else { return notFound("There is no run #\(id).") }
+        guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
         let query = Query(request.uri.query)
         let focus = GraphView(view: view, focus: query["focus"], whole: query["whole"] != nil)
         var svg: String?
@@ -133,6 +163,7 @@ public struct Server: Sendable {
 
     /// Two runs compared: `b`, and `a` (by default the run of the same file before it).
     private func comparePage(_ request: Request) throws -> Response {
+        guard let history else { return notFound("Comparing runs needs a journal: a queue keeps no history of a workflow's jobs.") }
         let query = Query(request.uri.query)
         guard let b = query["b"].flatMap(Int64.init), let after = try read({ try history.run(b) }) else {
             return notFound("Name the run to compare: /compare?a=RUN&b=RUN.")
@@ -149,7 +180,7 @@ public struct Server: Sendable {
 
     /// A workflow file checked: the one given to `serve`, or one the journal's runs name.
     private func workflowPage(_ request: Request) async throws -> Response {
-        var known = try read { try history.journal.workflows() }
+        var known = try history.map { history in try read { try history.journal.workflows() } } ?? []
         if let own = options.workflowPath, !known.contains(own) { known.insert(own, at: 0) }
         guard let path = Query(request.uri.query)["file"] ?? options.workflowPath ?? known.first else {
             return notFound("No workflow file: start sequencer serve with -f FILE, or record a run.")
@@ -165,10 +196,23 @@ public struct Server: Sendable {
 
     // MARK: - Responses
 
+    /// `body`'s value; a journal's or a queue's error is the server's (500), with its message.
     func read<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as JournalError {
+            throw HTTPError(.internalServerError, message: "\(error)")
+        } catch let error as QueueError {
+            throw HTTPError(.internalServerError, message: "\(error)")
+        }
+    }
+
+    func read<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as JournalError {
+            throw HTTPError(.internalServerError, message: "\(error)")
+        } catch let error as QueueError {
             throw HTTPError(.internalServerError, message: "\(error)")
         }
     }

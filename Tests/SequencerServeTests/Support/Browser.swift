@@ -101,6 +101,18 @@ final class Browser {
         throw Failure(description: "waited \(limit) for \(what)")
     }
 
+    /// Loads `url` again and again (every 100 ms) until `script` returns true in it: a page of
+    /// a run that is not there yet, or not yet in the state the test waits for.
+    func open(_ url: String, limit: Duration = .seconds(20), until script: String) async throws {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            try await go(url)
+            if let done = try? await run(script) as? Bool, done { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw Failure(description: "waited \(limit) for \(url) to show what the test waits for")
+    }
+
     func title() async throws -> String { try await command("GET", "title", nil) as? String ?? "" }
 
     /// The text of an open alert, or nil when there is none.

@@ -17,10 +17,15 @@ final class Served {
         return Bundle.main.bundleURL.appendingPathComponent(name)
     }
 
-    init(journal: String, arguments: [String] = []) async throws {
+    convenience init(journal: String, arguments: [String] = []) async throws {
+        try await self.init(arguments: ["--journal", journal] + arguments)
+    }
+
+    /// `sequencer-serve ARGUMENTS --port 0`.
+    init(arguments: [String]) async throws {
         process = Process()
         process.executableURL = Self.binary("sequencer-serve")
-        process.arguments = ["--journal", journal, "--port", "0"] + arguments
+        process.arguments = arguments + ["--port", "0"]
         output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError

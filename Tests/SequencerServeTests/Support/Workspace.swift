@@ -29,16 +29,22 @@ struct Workspace {
         try await Served.sequencer(arguments, in: directory)
     }
 
+    /// Starts `sequencer ARGUMENTS` here without waiting for it, its output thrown away.
+    func start(_ arguments: String...) throws -> Process {
+        let process = Process()
+        process.executableURL = Served.binary("sequencer")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// Starts `sequencer run` here without waiting for it, and returns once its journal
     /// exists (the run has begun).
     func startRun() async throws -> Process {
-        let run = Process()
-        run.executableURL = Served.binary("sequencer")
-        run.arguments = ["run"]
-        run.currentDirectoryURL = directory
-        run.standardOutput = FileHandle.nullDevice
-        run.standardError = FileHandle.nullDevice
-        try run.run()
+        let run = try start("run")
         for _ in 0..<600 where !FileManager.default.fileExists(atPath: journal) {
             try await Task.sleep(for: .milliseconds(50))
         }

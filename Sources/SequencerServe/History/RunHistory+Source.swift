@@ -1,0 +1,38 @@
+import Foundation
+public import SequencerJournal
+
+/// A journal as the pages' source: runs recorded by `sequencer run`, output in files beside it.
+extension RunHistory: RunSource {
+    public var name: String { "journal \(journal.path)" }
+    public var states: [String] { ["running", "succeeded", "failed", "cancelled", "timedOut", "interrupted"] }
+    public var resumes: Bool { true }
+    public var pollInterval: Duration { .milliseconds(200) }
+
+    /// The journal's data version while another process records in it. When none does, nil:
+    /// a run that says it runs is read again (its recorder may have died without a write).
+    public func version() async throws -> Int? {
+        journal.isRecordingElsewhere ? try journal.dataVersion() : nil
+    }
+
+    public func output(of attempt: JournalAttempt, job: RunView.Job, run: Int64, last limit: Int?) async throws -> AttemptOutput {
+        guard let path = attempt.output else { return .nothing }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return .gone("The output is gone: \(path) (sequencer gc deletes old runs' output).")
+        }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        let start = limit.map { size > UInt64($0) ? size - UInt64($0) : 0 } ?? 0
+        try? handle.seek(toOffset: start)
+        return .bytes((try? handle.readToEnd()) ?? Data(), size: Int(size))
+    }
+
+    /// SIGINT to the `sequencer` recording the run, as Ctrl-C would.
+    public func cancel(_ id: Int64) async throws -> String? {
+        guard let view = try run(id) else { return "there is no run #\(id)" }
+        guard view.state == "running", let process = journal.recordingProcess, process > 0 else {
+            return "run #\(id) is not running (it is \(view.state))"
+        }
+        guard kill(process, SIGINT) == 0 else { return "cannot signal process \(process): \(String(cString: strerror(errno)))" }
+        return nil
+    }
+}
