@@ -85,15 +85,11 @@ public final class UpToDate: UpToDateCheck {
         }
         let fingerprint = parts.fingerprint
         computed.withLock { $0[job.name] = (fingerprint, parts) }
-        if force {
-            explain?(job.name, "--force")
-            return false
-        }
-        if let reason = whyNotUpToDate(job, fingerprint: fingerprint, parts: parts) {
-            explain?(job.name, reason)
-            return false
-        }
-        return true
+        let reason = force ? "--force" : whyNotUpToDate(job, fingerprint: fingerprint, parts: parts)
+        recorder.recordCheck(job: job.name, fingerprint: fingerprint, reason: reason)
+        guard let reason else { return true }
+        explain?(job.name, reason)
+        return false
     }
 
     /// Whether every job of the file is up to date, decided before any runs: in one pass over
@@ -479,6 +475,14 @@ struct JobGraph {
 /// (`JournalRecorder`), or the store of a durable queue shared by workers.
 public protocol FingerprintRecorder: Sendable {
     func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String])
+
+    /// Records that a job was checked as it was about to start: its fingerprint, and why it
+    /// runs (`--explain`'s words; nil: up to date). Recorders that keep no checks ignore it.
+    func recordCheck(job: String, fingerprint: String, reason: String?)
+}
+
+extension FingerprintRecorder {
+    public func recordCheck(job: String, fingerprint: String, reason: String?) {}
 }
 
 extension JournalRecorder: FingerprintRecorder {}

@@ -239,13 +239,12 @@ struct RunSession {
         do {
             let stored = try journal.fingerprints(workflow: Self.key(of: file))
             let hasher = FileHasher(cache: try journal.fileHashes(), recorder: recorder)
-            // Why each job runs goes in the journal (for `sequencer serve`'s job page), and to
-            // the console with --explain.
-            let printed = options.explain ? console : nil
-            recorder.willRecordReasons()
-            let explain: @Sendable (String, String) -> Void = { job, reason in
-                recorder.recordReason(job: job, reason: reason)
-                printed?.line("explain: \(job) runs: \(reason)")
+            // Each check (fingerprint, why the job runs) goes in the journal, for `sequencer
+            // serve`'s job and compare pages; why to the console too with --explain.
+            recorder.willRecordChecks()
+            var explain: (@Sendable (String, String) -> Void)?
+            if options.explain {
+                explain = { job, reason in console.line("explain: \(job) runs: \(reason)") }
             }
             return UpToDate(
                 file: file, stored: stored, hasher: hasher, expansions: expansions, recorder: recorder,

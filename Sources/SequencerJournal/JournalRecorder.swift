@@ -35,7 +35,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     private var pending: [Entry] = []
     private var log: RunLog?
     private var session: Int64 = 1
-    /// Whether this session checks its jobs and records why each that runs does.
+    /// Whether this session checks its jobs and records each check.
     private var checksJobs = false
     private var report: RunReport?
     private var finished = false
@@ -55,7 +55,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         case attempt(JournalAttempt)
         case fingerprint(job: String, JournalFingerprint)
         case fileHash(path: String, FileStamp, hash: String)
-        case reason(job: String, String)
+        case check(job: String, fingerprint: String, reason: String?)
     }
 
     init(journal: SQLiteJournal, lockHolder: UInt64, runID: Int64, workflow: String, info: String?, resuming: Bool) {
@@ -237,18 +237,19 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         append(.fingerprint(job: job, JournalFingerprint(fingerprint: fingerprint, parts: parts, outputs: outputs, runID: runID)))
     }
 
-    /// Notes that this session checks whether its jobs are up to date and records why each one
-    /// that runs does (``recordReason(job:reason:)``). Call it before the run starts. A session
+    /// Notes that this session checks whether its jobs are up to date and records each check
+    /// (``recordCheck(job:fingerprint:reason:)``). Call it before the run starts. A session
     /// that does not is recorded as having checked nothing, so that a reader can tell "nothing
     /// was checked: every job runs" from "no reason was recorded".
-    public func willRecordReasons() {
+    public func willRecordChecks() {
         condition.withLock { checksJobs = true }
     }
 
-    /// Records why a job runs, in the words of `sequencer run --explain` ("input a.c changed"),
-    /// read back by ``SQLiteJournal/jobReasons(of:)``.
-    public func recordReason(job: String, reason: String) {
-        append(.reason(job: job, reason))
+    /// Records that a job was checked as it was about to start: its fingerprint, and why it
+    /// runs in the words of `sequencer run --explain` ("input a.c changed"), nil when it was up
+    /// to date. Read back by ``SQLiteJournal/jobChecks(of:)``.
+    public func recordCheck(job: String, fingerprint: String, reason: String?) {
+        append(.check(job: job, fingerprint: fingerprint, reason: reason))
     }
 
     /// Records a file's hash for the cache read by ``SQLiteJournal/fileHashes()``.
@@ -380,10 +381,10 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO file_hashes (path, size, mtime, inode, hash) VALUES (?, ?, ?, ?, ?)",
                     arguments: [path, stamp.size, stamp.modified, stamp.inode, hash])
-            case .reason(let job, let reason):
+            case .check(let job, let fingerprint, let reason):
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO job_reasons (run_id, session, name, reason) VALUES (?, ?, ?, ?)",
-                    arguments: [runID, session, job, reason])
+                    sql: "INSERT OR REPLACE INTO job_checks (run_id, session, name, fingerprint, reason) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [runID, session, job, fingerprint, reason])
             }
         }
     }

@@ -142,7 +142,7 @@ extension SQLiteJournal {
         }
         try write { db in
             for run in doomed {
-                for table in ["attempts", "job_details", "job_log", "job_reasons", "run_sessions"] {
+                for table in ["attempts", "job_details", "job_log", "job_checks", "run_sessions"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE run_id = ?", arguments: [run.id])
                 }
                 try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [run.id])

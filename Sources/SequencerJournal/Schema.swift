@@ -134,18 +134,22 @@ enum Schema {
         }
         guard last != "v3" else { return migrator }
         migrator.registerMigration("v4") { db in
-            // Why each job ran, in `--explain`'s words, by session (a resumed run's later
-            // sessions have their own), and whether a session checked its jobs at all: NULL
-            // for sessions recorded before this version, 0 when nothing was checked (no job of
-            // the file declares outputs, or the run is not a workflow file's).
+            // Each job a session checked: its fingerprint then, and why it ran in `--explain`'s
+            // words (NULL: up to date), by session (a resumed run's later sessions have their
+            // own); by name too, to find a job's fingerprint in the run that last checked it.
+            // And whether a session checked its jobs at all: NULL for sessions recorded before
+            // this version, 0 when nothing was checked (no job of the file declares outputs, or
+            // the run is not a workflow file's).
             try db.execute(sql: """
-                CREATE TABLE job_reasons (
+                CREATE TABLE job_checks (
                     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
                     session INTEGER NOT NULL,
                     name TEXT NOT NULL,
-                    reason TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    reason TEXT,
                     PRIMARY KEY (run_id, session, name)
                 ) WITHOUT ROWID;
+                CREATE INDEX job_checks_by_name ON job_checks(name, run_id);
                 ALTER TABLE run_sessions ADD COLUMN checked INTEGER;
                 """)
         }

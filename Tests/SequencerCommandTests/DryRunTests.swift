@@ -77,14 +77,18 @@ struct DryRunTests {
         ], "\(real.output)")
 
         // The journal keeps the same words for each run, with --explain or without (for the
-        // web page's job page); the job that was up to date has none.
+        // web page's job page), and each checked job's fingerprint: the job that was up to date
+        // has no reason and its fingerprint of the run before; the changed one another.
         let journal = try SQLiteJournal(readingOnly: cli.path(".sequencer/journal.sqlite"))
-        let first = try journal.jobReasons(of: 1)
-        #expect(first.checked == true)
-        #expect(first.reasons["gen"] == "no earlier success is recorded" && first.reasons.count == 4)
-        let second = try journal.jobReasons(of: 2)
-        #expect(second.reasons.map { "explain: \($0.key) runs: \($0.value)" }.sorted() == real.explanations.sorted())
-        #expect(second.reasons["other"] == nil)
+        let first = try journal.jobChecks(of: 1)
+        #expect(first.checked == true && first.jobs.count == 4)
+        #expect(first.jobs["gen"]?.reason == "no earlier success is recorded")
+        let second = try journal.jobChecks(of: 2)
+        let reasons = second.jobs.compactMapValues(\.reason)
+        #expect(reasons.map { "explain: \($0.key) runs: \($0.value)" }.sorted() == real.explanations.sorted())
+        #expect(second.jobs["other"]?.reason == nil && second.jobs["other"]?.fingerprint == first.jobs["other"]?.fingerprint)
+        #expect(second.jobs["gen"]?.fingerprint != first.jobs["gen"]?.fingerprint)
+        #expect(second.jobs["stamp"]?.fingerprint == first.jobs["stamp"]?.fingerprint)
     }
 
     @Test func aJobWhoseNeedWouldRemakeItsOutputsWouldRun() async throws {

@@ -182,9 +182,10 @@ struct Flaky: Error {}
         #expect(try journal.runs().count == 1)
     }
 
-    /// Why jobs ran, by session: a later session's reason replaces an earlier one's; a session
-    /// that checks nothing says so; a run found up to date in one pass checked everything.
-    @Test func reasonsAreKeptBySessionAndSayWhetherAnythingWasChecked() async throws {
+    /// Checks, by session: a later session's check replaces an earlier one's; a session that
+    /// checks nothing says so; a run found up to date in one pass checked everything, and its
+    /// jobs' fingerprints are those of the last run that checked them.
+    @Test func checksAreKeptBySessionAndSayWhetherAnythingWasChecked() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
         let fail = Locked(true)
@@ -193,31 +194,42 @@ struct Flaky: Error {}
         try workflow.add("b", needs: ["a"]) { _ in if fail.withLock({ $0 }) { throw Flaky() } }
 
         let recorder = try journal.beginRun(workflow: "w")
-        recorder.willRecordReasons()
-        recorder.recordReason(job: "a", reason: "no earlier success is recorded")
-        recorder.recordReason(job: "b", reason: "no earlier success is recorded")
+        recorder.willRecordChecks()
+        recorder.recordCheck(job: "a", fingerprint: "a1", reason: "no earlier success is recorded")
+        recorder.recordCheck(job: "b", fingerprint: "b1", reason: "no earlier success is recorded")
         #expect(try await workflow.start(RunOptions(recorder: recorder)).report().status == .failed)
-        #expect(try journal.jobReasons(of: recorder.runID) == JournalJobReasons(
-            reasons: ["a": "no earlier success is recorded", "b": "no earlier success is recorded"], checked: true))
+        #expect(try journal.jobChecks(of: recorder.runID) == JournalJobChecks(
+            jobs: ["a": .init(fingerprint: "a1", reason: "no earlier success is recorded"),
+                   "b": .init(fingerprint: "b1", reason: "no earlier success is recorded")],
+            checked: true))
 
         fail.withLock { $0 = false }
         let resumed = try journal.resumeRun(recorder.runID)
-        resumed.willRecordReasons()
-        resumed.recordReason(job: "b", reason: "input b.txt changed")
+        resumed.willRecordChecks()
+        resumed.recordCheck(job: "b", fingerprint: "b2", reason: "input b.txt changed")
         #expect(try await workflow.start(RunOptions(recorder: resumed)).report().status == .succeeded)
-        #expect(try journal.jobReasons(of: recorder.runID).reasons == ["a": "no earlier success is recorded", "b": "input b.txt changed"])
+        let checks = try journal.jobChecks(of: recorder.runID).jobs
+        #expect(checks.mapValues(\.fingerprint) == ["a": "a1", "b": "b2"] && checks["b"]?.reason == "input b.txt changed")
 
         let unchecked = try journal.beginRun(workflow: "w")
         _ = try await workflow.start(RunOptions(recorder: unchecked)).report()
-        #expect(try journal.jobReasons(of: unchecked.runID) == JournalJobReasons(reasons: [:], checked: false))
+        #expect(try journal.jobChecks(of: unchecked.runID) == JournalJobChecks(jobs: [:], checked: false))
 
+        // Another workflow's run of the same job names, which does not count for this one's.
+        let other = try journal.beginRun(workflow: "other")
+        other.willRecordChecks()
+        other.recordCheck(job: "a", fingerprint: "elsewhere", reason: nil)
+        _ = try await workflow.start(RunOptions(recorder: other)).report()
         let upToDate = try journal.beginRun(workflow: "w")
         try upToDate.recordUpToDateRun(jobs: ["a", "b"], checked: [], duration: .zero)
-        #expect(try journal.jobReasons(of: upToDate.runID) == JournalJobReasons(reasons: [:], checked: true))
+        #expect(try journal.jobChecks(of: upToDate.runID) == JournalJobChecks(jobs: [:], checked: true))
+        // Decided in one pass, its jobs have the fingerprints of their last checks.
+        let run = try #require(try journal.run(upToDate.runID))
+        #expect(try journal.fingerprints(of: ["a", "b", "c"], in: run) == ["a": "a1", "b": "b2"])
 
-        // Deleting a run deletes its reasons.
+        // Deleting a run deletes its checks.
         _ = try journal.deleteRuns(keeping: 0)
-        #expect(try journal.jobReasons(of: recorder.runID).reasons.isEmpty)
+        #expect(try journal.jobChecks(of: recorder.runID).jobs.isEmpty)
     }
 
     /// Up to date is stored as skipped with a flag (the record format predates the status).

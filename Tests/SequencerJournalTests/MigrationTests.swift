@@ -83,7 +83,7 @@ import Testing
         let path = try copy("journal-v3.sqlite", into: directory)
         // Read without migrating (as the web page reads), it has no reasons and says so.
         let unmigrated = try SQLiteJournal(readingOnly: path)
-        #expect(try unmigrated.jobReasons(of: 1) == JournalJobReasons(reasons: [:], checked: nil))
+        #expect(try unmigrated.jobChecks(of: 1) == JournalJobChecks(jobs: [:], checked: nil))
         #expect(try unmigrated.schemaVersion() == 3)
 
         let journal = try SQLiteJournal(path: path)
@@ -93,19 +93,19 @@ import Testing
         #expect(try journal.runs().map(\.status) == ["failed", "failed"])
         #expect(try journal.jobs(of: 2).map(\.status).sorted() == ["failed", "upToDate", "upToDate"])
         #expect(try journal.fingerprints(workflow: workflow).keys.sorted() == ["gen", "use"])
-        #expect(try journal.jobReasons(of: 2) == JournalJobReasons(reasons: [:], checked: nil))
+        #expect(try journal.jobChecks(of: 2) == JournalJobChecks(jobs: [:], checked: nil))
 
         // Resuming run 2 adds a session that records its reasons; the first session's stay unknown.
         let recorder = try journal.resumeRun(2)
-        recorder.willRecordReasons()
+        recorder.willRecordChecks()
         var again = Workflow()
-        try again.add("fails") { _ in recorder.recordReason(job: "fails", reason: "it declares no outputs, so it always runs") }
+        try again.add("fails") { _ in recorder.recordCheck(job: "fails", fingerprint: "f1", reason: "it declares no outputs, so it always runs") }
         try again.add("gen") { _ in }
         try again.add("use", needs: ["gen"]) { _ in }
         #expect(try await again.start(RunOptions(recorder: recorder)).report().status == .succeeded)
-        #expect(try journal.jobReasons(of: 2) == JournalJobReasons(
-            reasons: ["fails": "it declares no outputs, so it always runs"], checked: true))
-        #expect(try journal.jobReasons(of: 1).checked == nil)
+        #expect(try journal.jobChecks(of: 2) == JournalJobChecks(
+            jobs: ["fails": .init(fingerprint: "f1", reason: "it declares no outputs, so it always runs")], checked: true))
+        #expect(try journal.jobChecks(of: 1).checked == nil)
     }
 
     @Test func migratingTwiceChangesNothing() throws {

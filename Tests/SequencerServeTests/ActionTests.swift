@@ -158,7 +158,6 @@ extension BrowserTests {
             let differs = page["differs"] as? [String] ?? []
             #expect(differs.contains("check") && differs.contains("build") && !differs.contains("setup"))
             #expect(page["history"] as? [String] == ["st-succeeded", "st-failed", "st-succeeded"])
-            try await screenshot(browser, "compare")
 
             try await browser.go(served.base + "/runs/3/job?name=check")
             #expect(try await browser.run("return document.querySelectorAll('#job-history .spark a').length;") as? Int == 3)
@@ -209,6 +208,31 @@ extension BrowserTests {
                 """) as? [String: Any])
             #expect((page["why"] as? String)?.hasPrefix("It was up to date, so it did not run") == true)
             #expect(page["reason"] as? Bool == false)
+
+            // Compared, runs 1 and 2 differ in gen's and use's fingerprints (the input changed),
+            // not in stamp's; each says why it ran in run 2, in the same words.
+            try await browser.go(served.base + "/compare?a=1&b=2&all=1")
+            let rows = try #require(try await browser.run("""
+                const rows = {};
+                document.querySelectorAll('#compare tbody tr').forEach(r => {
+                  rows[r.dataset.job] = { fingerprint: r.querySelector('.fingerprint').textContent,
+                                          reason: r.querySelector('.reason').textContent, differs: r.classList.contains('differs') };
+                });
+                return rows;
+                """) as? [String: [String: Any]])
+            for line in lines {
+                let rest = line.dropFirst("explain: ".count)
+                let name = String(rest.prefix { $0 != " " })
+                #expect(rows[name]?["reason"] as? String == String(rest.dropFirst(name.count + " runs: ".count)))
+            }
+            #expect(rows["gen"]?["fingerprint"] as? String == "changed" && rows["gen"]?["differs"] as? Bool == true)
+            #expect(rows["use"]?["fingerprint"] as? String == "changed" && rows["use"]?["differs"] as? Bool == true)
+            #expect(rows["stamp"]?["fingerprint"] as? String == "same")
+            try await screenshot(browser, "compare")
+            try await browser.go(served.base + "/compare?a=2&b=3&all=1")
+            #expect(try await browser.run("""
+                return [...document.querySelectorAll('#compare tbody tr .fingerprint')].map(c => c.textContent);
+                """) as? [String] == ["same", "same", "same"])
         }
     }
 }

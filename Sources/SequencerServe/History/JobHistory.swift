@@ -33,16 +33,37 @@ struct JobDifference: Equatable {
     let name: String
     let before: RunHistory.Sample?
     let after: RunHistory.Sample?
+    /// The job's fingerprint in each run (nil: not known, as for a job that never started).
+    var fingerprints: (before: String?, after: String?) = (nil, nil)
+    /// Why it ran in the later run, in `--explain`'s words.
+    var reason: String?
 
-    /// A change of status, or of time by more than a fifth and more than 50 ms.
+    static func == (a: JobDifference, b: JobDifference) -> Bool {
+        (a.name, a.before, a.after, a.fingerprints.before, a.fingerprints.after, a.reason)
+            == (b.name, b.before, b.after, b.fingerprints.before, b.fingerprints.after, b.reason)
+    }
+
+    /// Whether both fingerprints are known and differ: its command, environment, inputs or
+    /// needed jobs changed between the runs.
+    var fingerprintChanged: Bool {
+        guard let before = fingerprints.before, let after = fingerprints.after else { return false }
+        return before != after
+    }
+
+    /// A change of status or of fingerprint, or of time by more than a fifth and more than 50 ms.
     var differs: Bool {
         guard let before, let after else { return true }
-        if before.status != after.status { return true }
+        if before.status != after.status || fingerprintChanged { return true }
         guard let a = before.duration, let b = after.duration else { return (before.duration == nil) != (after.duration == nil) }
         return abs(b - a) > 0.05 && abs(b - a) > 0.2 * max(a, b)
     }
 
-    static func between(_ a: RunView, _ b: RunView) -> [JobDifference] {
+    /// Every job of `b`, then those only `a` has, with their fingerprints in each run and why
+    /// they ran in `b` when these are given.
+    static func between(
+        _ a: RunView, _ b: RunView, fingerprints: (before: [String: String], after: [String: String]) = ([:], [:]),
+        reasons: [String: String] = [:]
+    ) -> [JobDifference] {
         func sample(_ view: RunView, _ job: RunView.Job) -> RunHistory.Sample {
             RunHistory.Sample(run: view.run.id, status: job.status, duration: job.status == "upToDate" ? nil : job.record?.duration)
         }
@@ -50,7 +71,9 @@ struct JobDifference: Equatable {
         let known = Set(names)
         names += a.jobs.map(\.name).filter { !known.contains($0) }
         return names.map { name in
-            JobDifference(name: name, before: a.job(named: name).map { sample(a, $0) }, after: b.job(named: name).map { sample(b, $0) })
+            JobDifference(
+                name: name, before: a.job(named: name).map { sample(a, $0) }, after: b.job(named: name).map { sample(b, $0) },
+                fingerprints: (fingerprints.before[name], fingerprints.after[name]), reason: reasons[name])
         }
     }
 }

@@ -1,5 +1,5 @@
-/// Two runs side by side: the jobs whose status or time differ (all of them on request), each
-/// with its times over the workflow's last runs.
+/// Two runs side by side: the jobs whose status, fingerprint or time differ (all of them on
+/// request), each with why it ran in the later run and its times over the workflow's last runs.
 struct ComparePage {
     let before: RunView
     let after: RunView
@@ -24,7 +24,7 @@ struct ComparePage {
         body += "<a href=\"/compare?a=\(a)&amp;b=\(b)\(showAll ? "" : "&amp;all=1")\">\(toggle)</a></p>"
         body += """
             <table class="grid" id="compare"><thead><tr><th>Job</th><th>#\(a)</th><th>#\(b)</th><th>Time #\(a)</th><th>Time #\(b)</th>\
-            <th>Change</th><th>Last \(history.runs.count) runs</th></tr></thead><tbody>
+            <th>Change</th><th>Fingerprint</th><th>Why it ran in #\(b)</th><th>Last \(history.runs.count) runs</th></tr></thead><tbody>
             """
         for difference in shown.prefix(Self.shownRows) {
             body += row(difference)
@@ -45,9 +45,17 @@ struct ComparePage {
             <tr data-job="\(name)"\(difference.differs ? " class=\"differs\"" : "")><td><a href="\(link)">\(name)</a></td>\
             <td>\(difference.before.map { HTML.badge($0.status) } ?? "—")</td><td>\(difference.after.map { HTML.badge($0.status) } ?? "—")</td>\
             <td class="num">\(HTML.duration(difference.before?.duration))</td><td class="num">\(HTML.duration(difference.after?.duration))</td>\
-            <td class="num">\(change)</td><td>\(Self.sparkline(history.samples[difference.name] ?? []))</td></tr>
+            <td class="num">\(change)</td><td class="fingerprint">\(fingerprint(difference))</td>\
+            <td class="reason">\(HTML.escape(difference.reason ?? ""))</td><td>\(Self.sparkline(history.samples[difference.name] ?? []))</td></tr>
 
             """
+    }
+
+    /// "changed", "same", or "—" when either run's is not known; the fingerprints in its title.
+    private func fingerprint(_ difference: JobDifference) -> String {
+        guard let a = difference.fingerprints.before, let b = difference.fingerprints.after else { return "—" }
+        let title = HTML.escape("#\(before.run.id): \(a)\n#\(after.run.id): \(b)")
+        return "<span title=\"\(title)\">\(a == b ? "same" : "<strong>changed</strong>")</span>"
     }
 
     /// A job's times as bars, tallest the longest, coloured by status, each linking its run.

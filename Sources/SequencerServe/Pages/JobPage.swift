@@ -7,9 +7,9 @@ struct JobPage {
     let job: RunView.Job
     /// Its times in the workflow's last runs, oldest first.
     let history: [RunHistory.Sample]
-    /// Why the run's jobs ran, as the journal recorded it; nil when the source keeps no
-    /// reasons (a queue's runs).
-    let reasons: JournalJobReasons?
+    /// How the run checked its jobs (why each ran), as the journal recorded it; nil when the
+    /// source keeps no checks (a queue's runs).
+    let checks: JournalJobChecks?
     /// What each attempt printed (its end), by attempt number.
     let outputs: [Int: AttemptOutput]
 
@@ -55,10 +55,10 @@ struct JobPage {
     /// Why the job ran or did not, as HTML: the reason `sequencer run --explain` printed (as
     /// text of its own, `#job-reason`), or why there is none.
     var why: String? {
-        reasons.map { reasons in
+        checks.map { checks in
             Self.why(
                 status: job.status, ran: !job.attempts.isEmpty, error: record?.error, added: record?.parent != nil,
-                reason: reasons.reasons[job.name], checked: reasons.checked)
+                reason: checks.jobs[job.name]?.reason, checked: checks.checked)
         }
     }
 

@@ -110,12 +110,12 @@ public struct Server: Sendable {
         let past = try read {
             try history?.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns).samples[name]
         }
-        let reasons = try read { try history?.journal.jobReasons(of: id) }
+        let checks = try read { try history?.journal.jobChecks(of: id) }
         var outputs: [Int: AttemptOutput] = [:]
         for attempt in job.attempts {
             outputs[attempt.attempt] = try await read { try await source.output(of: attempt, job: job, run: id, last: JobPage.shownBytes) }
         }
-        let page = JobPage(view: view, job: job, history: past ?? [], reasons: reasons, outputs: outputs)
+        let page = JobPage(view: view, job: job, history: past ?? [], checks: checks, outputs: outputs)
         return Self.html(page.html(token: options.token))
     }
 
@@ -171,7 +171,12 @@ public struct Server: Sendable {
         guard let a = try query["a"].flatMap(Int64.init) ?? read({ try history.previousRun(of: after.run) }),
               let before = try read({ try history.run(a) })
         else { return notFound("Run #\(b) has no run before it to compare with.") }
-        let differences = JobDifference.between(before, after)
+        let journal = history.journal
+        let fingerprints = try read {
+            (try journal.fingerprints(of: before.jobs.map(\.name), in: before.run), try journal.fingerprints(of: after.jobs.map(\.name), in: after.run))
+        }
+        let reasons = try read { try journal.jobChecks(of: b).jobs.compactMapValues(\.reason) }
+        let differences = JobDifference.between(before, after, fingerprints: fingerprints, reasons: reasons)
         let showAll = query["all"] != nil
         let names = Set((showAll ? differences : differences.filter(\.differs)).prefix(ComparePage.shownRows).map(\.name))
         let past = try read { try history.history(of: names, workflow: after.run.workflow, upTo: b, limit: ComparePage.historyRuns) }
