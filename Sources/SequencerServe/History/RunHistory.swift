@@ -39,8 +39,9 @@ public final class RunHistory: Sendable {
         public var failed: Int { run.failed + run.timedOut }
     }
 
-    /// The page of runs after `before` (newest first) matching the filters.
-    public func runsPage(workflow: String?, state: String?, before: Int64?, limit: Int) throws -> RunsPage {
+    /// The page of runs after `before` (newest first) matching the filters, read on the calling
+    /// thread (``runsPage(workflow:state:before:limit:)`` reads on another).
+    func readRunsPage(workflow: String?, state: String?, before: Int64?, limit: Int) throws -> RunsPage {
         // `interrupted` is a run recorded as running whose recorder is gone.
         let status = state == "interrupted" ? "running" : state
         var runs = try journal.runs(workflow: workflow, status: status, before: before, limit: limit + 1)
@@ -67,8 +68,9 @@ public final class RunHistory: Sendable {
         run.state(recording: run.id == recording)
     }
 
-    /// The run `id` as the run page shows it; nil when there is no such run.
-    public func run(_ id: Int64) throws -> RunView? {
+    /// The run `id` as the run page shows it, read on the calling thread (``run(_:)`` reads on
+    /// another); nil when there is no such run.
+    func readRun(_ id: Int64) throws -> RunView? {
         guard let run = try journal.run(id) else { return nil }
         let names = try journal.jobNames(of: id)
         let jobs = try journal.jobs(of: id)

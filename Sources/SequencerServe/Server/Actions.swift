@@ -13,7 +13,8 @@ import SequencerProcess
 extension Server {
     func actionRoutes(_ router: Router<BasicRequestContext>) {
         router.get("/runs/:id/resume") { _, context in
-            try resumePreview(id: context.parameters.require("id", as: Int64.self))
+            let id = try context.parameters.require("id", as: Int64.self)
+            return try await resumePreview(id: id)
         }
         router.post("/runs/:id/resume") { request, context in
             try await act(request, context: context) { id in try await resume(id) }
@@ -55,7 +56,7 @@ extension Server {
     /// Nil when done; else why not.
     private func resume(_ id: Int64) async throws -> String? {
         guard let history else { return "a queue's runs are not resumed from here: submit the workflow again" }
-        guard let view = try history.run(id) else { return "there is no run #\(id)" }
+        guard let view = try await history.run(id) else { return "there is no run #\(id)" }
         guard ResumePreview.resumable(view.state) else { return "run #\(id) \(view.state == "running" ? "is running" : "succeeded"): nothing to resume" }
         guard let sequencer = ProgramLookup.companion("sequencer") else { return "cannot find the sequencer binary beside sequencer-serve or on the PATH" }
         let arguments = [sequencer, "resume", String(id), "-f", view.run.workflow, "--journal", options.journalPath]
@@ -98,8 +99,8 @@ extension Server {
         return nil
     }
 
-    private func resumePreview(id: Int64) throws -> Response {
-        guard let history, let view = try history.run(id) else {
+    private func resumePreview(id: Int64) async throws -> Response {
+        guard let history, let view = try await history.run(id) else {
             return Self.plain(.notFound, "there is no run #\(id)\n")
         }
         return Self.html(ResumePreview(view: view).html(token: options.token))

@@ -79,7 +79,8 @@ public struct Server: Sendable {
         }
         actionRoutes(router)
         router.get("/workflow") { request, _ in try await workflowPage(request) }
-        router.get("/compare") { request, _ in try comparePage(request) }
+        // Its reads are many: all of them on a Dispatch thread.
+        router.get("/compare") { request, _ in try await offThread { try comparePage(request) } }
         router.get("/assets/app.js") { _, _ in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/assets/style.css") { _, _ in Self.asset(Assets.style, type: "text/css; charset=utf-8") }
     }
@@ -98,7 +99,7 @@ public struct Server: Sendable {
 
     private func runPage(_ request: Request, id: Int64) async throws -> Response {
         guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
-        let previous = try read { try history?.previousRun(of: view.run) }
+        let previous = try await read { [history] in try await offThread { try history?.previousRun(of: view.run) } }
         let page = RunPage(view: view, focus: Query(request.uri.query)["focus"], previous: previous, resumes: source.resumes)
         return Self.html(page.html(token: options.token))
     }
@@ -107,10 +108,14 @@ public struct Server: Sendable {
         guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
         let name = Query(request.uri.query)["name"] ?? ""
         guard let job = view.job(named: name) else { return notFound("Run #\(id) has no job '\(name)'.") }
-        let past = try read {
-            try history?.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns).samples[name]
+        // What only a journal keeps: the job's last runs, and how its run checked it.
+        let (past, checks) = try await read { [history] in
+            try await offThread { () -> ([RunHistory.Sample]?, JournalJobChecks?) in
+                guard let history else { return (nil, nil) }
+                let past = try history.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns)
+                return (past.samples[name], try history.journal.jobChecks(of: id))
+            }
         }
-        let checks = try read { try history?.journal.jobChecks(of: id) }
         var outputs: [Int: AttemptOutput] = [:]
         for attempt in job.attempts {
             outputs[attempt.attempt] = try await read { try await source.output(of: attempt, job: job, run: id, last: JobPage.shownBytes) }
@@ -161,15 +166,16 @@ public struct Server: Sendable {
         return Self.json(focus.document(svg: svg, problem: problem))
     }
 
-    /// Two runs compared: `b`, and `a` (by default the run of the same file before it).
+    /// Two runs compared: `b`, and `a` (by default the run of the same file before it). It
+    /// blocks on the journal's reads.
     private func comparePage(_ request: Request) throws -> Response {
         guard let history else { return notFound("Comparing runs needs a journal: a queue keeps no history of a workflow's jobs.") }
         let query = Query(request.uri.query)
-        guard let b = query["b"].flatMap(Int64.init), let after = try read({ try history.run(b) }) else {
+        guard let b = query["b"].flatMap(Int64.init), let after = try read({ try history.readRun(b) }) else {
             return notFound("Name the run to compare: /compare?a=RUN&b=RUN.")
         }
         guard let a = try query["a"].flatMap(Int64.init) ?? read({ try history.previousRun(of: after.run) }),
-              let before = try read({ try history.run(a) })
+              let before = try read({ try history.readRun(a) })
         else { return notFound("Run #\(b) has no run before it to compare with.") }
         let journal = history.journal
         let fingerprints = try read {
