@@ -360,31 +360,35 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         }
     }
 
+    /// Writes the caller's records: one statement each, prepared once per connection (a run
+    /// of many jobs writes an attempt, a check and a fingerprint per job).
     private func write(_ entries: [Entry], session: Int64, _ db: Database) throws {
         for entry in entries {
             switch entry {
             case .attempt(let attempt):
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT OR REPLACE INTO attempts (run_id, name, attempt, started_at, ended_at, exit, exit_code, signal, output)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
+                        """
+                ).execute(
                     arguments: [
                         runID, attempt.job, attempt.attempt, attempt.startedAt, attempt.endedAt, attempt.exit,
                         attempt.exitCode, attempt.signal, attempt.output,
                     ])
             case .fingerprint(let job, let fingerprint):
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, parts, outputs, run_id) VALUES (?, ?, ?, ?, ?, ?)",
+                try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, parts, outputs, run_id) VALUES (?, ?, ?, ?, ?, ?)"
+                ).execute(
                     arguments: [workflow, job, fingerprint.fingerprint, fingerprint.partsText, fingerprint.outputsText, runID])
             case .fileHash(let path, let stamp, let hash):
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO file_hashes (path, size, mtime, inode, hash) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [path, stamp.size, stamp.modified, stamp.inode, hash])
+                try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO file_hashes (path, size, mtime, inode, hash) VALUES (?, ?, ?, ?, ?)"
+                ).execute(arguments: [path, stamp.size, stamp.modified, stamp.inode, hash])
             case .check(let job, let fingerprint, let reason):
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO job_checks (run_id, session, name, fingerprint, reason) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [runID, session, job, fingerprint, reason])
+                try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO job_checks (run_id, session, name, fingerprint, reason) VALUES (?, ?, ?, ?, ?)"
+                ).execute(arguments: [runID, session, job, fingerprint, reason])
             }
         }
     }
