@@ -20,6 +20,9 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Print the run as JSON.")
     var json = false
 
+    @Flag(help: "Also print why each job ran, as `run --explain` did (kept in the journal for every run).")
+    var explain = false
+
     @Option(name: .customLong("queue"), help: ArgumentHelp(
         "Show a run submitted to this durable queue instead (default: $SEQUENCER_QUEUE when set).", valueName: "location"))
     var queueLocation: String?
@@ -39,6 +42,10 @@ struct ShowCommand: AsyncParsableCommand {
         let exit: String?
         let exitCode: Int?
         let output: String?
+        /// Why it ran, in `--explain`'s words; absent when it was not checked or was up to date.
+        let reason: String?
+        /// Its fingerprint when it was checked.
+        let fingerprint: String?
     }
 
     func run() async throws {
@@ -54,12 +61,15 @@ struct ShowCommand: AsyncParsableCommand {
 
         let recording = journal.isRecordingElsewhere && (try? journal.runs(limit: 1).first?.id) == run.id
         let state = run.state(recording: recording)
+        // Supplementary: the run's records were read above, so a journal that cannot give its
+        // checks has lost only the reasons.
+        let checks = (try? journal.jobChecks(of: run.id).jobs) ?? [:]
         let entries = jobs.map { job in
             let attempt = lastAttempt[job.name]
             return Job(
                 name: job.name, status: job.status, code: job.code, error: job.error,
                 attempts: job.attempts, duration: job.duration, exit: attempt?.exit, exitCode: attempt?.exitCode,
-                output: attempt?.output)
+                output: attempt?.output, reason: checks[job.name]?.reason, fingerprint: checks[job.name]?.fingerprint)
         }
         if json {
             return printJSON(Document(run: RunsCommand.Entry(run: run, state: state, duration: run.duration), jobs: entries))
@@ -78,6 +88,11 @@ struct ShowCommand: AsyncParsableCommand {
         }
         if jobs.count < run.jobCount {
             print("\(run.jobCount - jobs.count) job(s) never started")
+        }
+        if explain {
+            for job in entries {
+                if let reason = job.reason { print("explain: \(job.name) runs: \(reason)") }
+            }
         }
     }
 

@@ -89,6 +89,15 @@ struct DryRunTests {
         #expect(second.jobs["other"]?.reason == nil && second.jobs["other"]?.fingerprint == first.jobs["other"]?.fingerprint)
         #expect(second.jobs["gen"]?.fingerprint != first.jobs["gen"]?.fingerprint)
         #expect(second.jobs["stamp"]?.fingerprint == first.jobs["stamp"]?.fingerprint)
+
+        // `show --explain` prints the same lines again, from the journal; `show --json` has them.
+        let shown = try await cli.run(["show", "2", "--explain"])
+        #expect(shown.explanations.sorted() == real.explanations.sorted(), "\(shown.output)")
+        let document = try JSONSerialization.jsonObject(with: Data(try await cli.run(["show", "2", "--json"]).stdout.utf8)) as? [String: Any]
+        let jobs = (document?["jobs"] as? [[String: Any]]) ?? []
+        let byName = Dictionary(jobs.map { ($0["name"] as? String ?? "", $0) }) { first, _ in first }
+        #expect(byName["gen"]?["reason"] as? String == "input src.txt changed")
+        #expect(byName["other"]?["reason"] == nil && byName["other"]?["fingerprint"] as? String == second.jobs["other"]?.fingerprint)
     }
 
     @Test func aJobWhoseNeedWouldRemakeItsOutputsWouldRun() async throws {
