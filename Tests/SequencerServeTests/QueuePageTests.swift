@@ -55,6 +55,8 @@ extension BrowserTests {
                     return \(Self.statusOf("gated")) === 'succeeded' && document.getElementById('run-head').dataset.state === 'failed';
                     """)
                 #expect(try await browser.run("return window.sameDocument;") as? Int == 42)
+                let origin = try await browser.run("return document.getElementById('run-origin').textContent;") as? String
+                #expect(origin == ProcessInfo.processInfo.hostName + ":" + workspace.path("sequencer.yml"), "\(origin ?? "none")")
                 #expect(try await browser.run("return \(Self.statusOf("broken"));") as? String == "failed")
                 await blocking { submitter.waitUntilExit() }
                 #expect(submitter.terminationStatus == 1)

@@ -92,6 +92,7 @@ public final class QueueRuns: RunSource {
         var view = RunView(
             run: journalRun, state: run.state.rawValue, names: jobs.map(\.name), jobs: records, attempts: logged, file: loaded.file,
             fileProblem: loaded.problem, critical: critical)
+        view.origin = run.origin
         var workers: [String: [Int: String]] = [:]
         for attempt in attempts {
             if let name = names[attempt.job] { workers[name, default: [:]][attempt.attempt] = attempt.worker }

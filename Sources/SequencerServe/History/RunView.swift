@@ -15,6 +15,8 @@ public struct RunView: Sendable {
     public let fileProblem: String?
     /// The indices of the critical path's jobs, in order.
     public let critical: [Int]
+    /// Where a queue's run was submitted from (`HOST:PATH`); nil for a journal's.
+    public var origin: String?
     private let index: [String: Int]
 
     public struct Job: Sendable {

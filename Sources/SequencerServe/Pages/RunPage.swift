@@ -14,7 +14,8 @@ struct RunPage {
             <section class="run-head" id="run-head" data-run="\(run.id)" data-state="\(HTML.escape(view.state))">
             <h1>Run #\(run.id) <span id="run-state">\(HTML.badge(view.state))</span></h1>
             <p class="path">\(HTML.escape(run.workflow))</p>
-            <dl class="facts"><dt>Started</dt><dd>\(HTML.time(run.startedAt))</dd>\
+            <dl class="facts">\(view.origin.map { "<dt>Submitted from</dt><dd id=\"run-origin\">\(HTML.escape($0))</dd>" } ?? "")\
+            <dt>Started</dt><dd>\(HTML.time(run.startedAt))</dd>\
             <dt>Time</dt><dd id="run-duration">\(HTML.duration(run.duration))</dd>\
             <dt>Jobs</dt><dd id="run-jobs">\(view.jobs.count)</dd>\
             <dt>Counts</dt><dd id="run-counts"></dd></dl>
