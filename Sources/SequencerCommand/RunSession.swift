@@ -104,6 +104,8 @@ struct RunSession {
             "output": "\(outputDirectory)", "deadline": "\(options.deadline ?? "none")",
             "keepGoing": "\(options.keepGoing)", "run": "\(recorder.map { "\($0.runID)" } ?? "not journaled")",
         ])
+        // The session's graph, so that the web page draws this run as it ran once the file changes.
+        recorder?.recordGraph(JournalGraph(file: file))
         // Signals are handled from before the first process starts, so none can be orphaned.
         control.console = console
         let run: Run

@@ -37,6 +37,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     private var session: Int64 = 1
     /// Whether this session checks its jobs and records each check.
     private var checksJobs = false
+    /// The session's graph, written with its start.
+    private var graph: JournalGraph?
     private var report: RunReport?
     private var finished = false
     private var failure: JournalError?
@@ -80,6 +82,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                 code: .busy, path: journal.path,
                 message: "this recorder already recorded run #\(runID); begin a new run (or resume it) for another start")
         }
+        let (checksJobs, graph) = condition.withLock { (self.checksJobs, self.graph) }
         let (session, restored, earlier) = try journal.write { db -> (Int64, [JobID: RestoredResult], [JournalJob]) in
             if isResuming {
                 let session = (try Int64.fetchOne(db, sql: "SELECT max(session) FROM run_sessions WHERE run_id = ?", arguments: [runID]) ?? 0) + 1
@@ -88,13 +91,13 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                     arguments: [session, jobs.count, runID])
                 let earlier = try JobLog.jobs(db, run: runID, path: journal.path)
                 let results = try JobLog.results(db, run: runID, jobs: earlier)
-                try addSession(session, names: jobs, checked: checksJobs, db)
+                try addSession(session, names: jobs, checked: checksJobs, graph: graph, db)
                 return (session, Dictionary(uniqueKeysWithValues: results.map { (JobID($0.key), $0.value) }), earlier)
             }
             try db.execute(
                 sql: "INSERT INTO runs (id, workflow, info, status, started_at, job_count) VALUES (?, ?, ?, 'running', ?, ?)",
                 arguments: [runID, workflow, info, origin, jobs.count])
-            try addSession(1, names: jobs, checked: checksJobs, db)
+            try addSession(1, names: jobs, checked: checksJobs, graph: graph, db)
             return (1, [:], [])
         }
         condition.withLock {
@@ -193,10 +196,14 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// The time since this recorder was created: the origin of the offsets it records.
     public var elapsed: Duration { ContinuousClock.now - originInstant }
 
-    private func addSession(_ session: Int64, names: [JobID], checked: Bool, _ db: Database) throws {
+    private func addSession(_ session: Int64, names: [JobID], checked: Bool, graph: JournalGraph? = nil, _ db: Database) throws {
+        let stored = graph?.encoded()
+        if let stored {
+            try db.execute(sql: "INSERT OR IGNORE INTO graphs (digest, graph) VALUES (?, ?)", arguments: [stored.digest, stored.data])
+        }
         try db.execute(
-            sql: "INSERT INTO run_sessions (run_id, session, started_at, names, checked) VALUES (?, ?, ?, ?, ?)",
-            arguments: [runID, session, origin, JobLog.packNames(names), checked ? 1 : 0])
+            sql: "INSERT INTO run_sessions (run_id, session, started_at, names, checked, graph) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [runID, session, origin, JobLog.packNames(names), checked ? 1 : 0, stored?.digest])
     }
 
     public func runFinished(_ report: RunReport) async {
@@ -243,6 +250,13 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// was checked: every job runs" from "no reason was recorded".
     public func willRecordChecks() {
         condition.withLock { checksJobs = true }
+    }
+
+    /// Keeps `graph` (the file's lanes, needs and commands) as this session's, written with its
+    /// start. Call it before the run starts; a session without one is drawn with the graph of
+    /// the last earlier session of the workflow that has one.
+    public func recordGraph(_ graph: JournalGraph) {
+        condition.withLock { self.graph = graph }
     }
 
     /// Records that a job was checked as it was about to start: its fingerprint, and why it

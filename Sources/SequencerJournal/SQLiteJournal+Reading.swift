@@ -147,6 +147,10 @@ extension SQLiteJournal {
                 }
                 try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [run.id])
             }
+            // The graphs no session names any more.
+            if try db.tableExists("graphs") {
+                try db.execute(sql: "DELETE FROM graphs WHERE digest NOT IN (SELECT graph FROM run_sessions WHERE graph IS NOT NULL)")
+            }
         }
         return doomed
     }

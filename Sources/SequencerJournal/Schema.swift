@@ -10,7 +10,7 @@ enum Schema {
     static let applicationID: Int32 = 0x5345_514A
 
     /// The versions this build knows, oldest first.
-    static let versions = ["v1", "v2", "v3", "v4"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5"]
 
     static var current: Int { versions.count }
 
@@ -151,6 +151,18 @@ enum Schema {
                 ) WITHOUT ROWID;
                 CREATE INDEX job_checks_by_name ON job_checks(name, run_id);
                 ALTER TABLE run_sessions ADD COLUMN checked INTEGER;
+                """)
+        }
+        guard last != "v4" else { return migrator }
+        migrator.registerMigration("v5") { db in
+            // Each session's graph (`JournalGraph`: lanes, needs, commands), kept once per
+            // distinct graph and named by its digest, so that a run is drawn as it ran.
+            try db.execute(sql: """
+                CREATE TABLE graphs (
+                    digest TEXT PRIMARY KEY,
+                    graph BLOB NOT NULL
+                ) WITHOUT ROWID;
+                ALTER TABLE run_sessions ADD COLUMN graph TEXT;
                 """)
         }
         return migrator

@@ -232,6 +232,50 @@ struct Flaky: Error {}
         #expect(try journal.jobChecks(of: recorder.runID).jobs.isEmpty)
     }
 
+    /// Graphs: kept once however many sessions name them; a session without one (a no-op
+    /// run) has the last earlier one of its workflow; deleting the runs deletes the graphs.
+    @Test func aGraphIsKeptOnceAndARunWithoutOneHasTheOneBefore() async throws {
+        let directory = try TemporaryDirectory()
+        let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
+        var workflow = Workflow()
+        try workflow.add("a") { _ in }
+        func graph(_ command: String) -> JournalGraph {
+            JournalGraph(
+                lanes: [.init(name: "net", width: 2)],
+                jobs: [.init(name: "a", needs: [], lane: "net", run: command, directory: "sub")])
+        }
+        var runs: [Int64] = []
+        for command in ["make a", "make a", "make a again"] {
+            let recorder = try journal.beginRun(workflow: "w")
+            recorder.recordGraph(graph(command))
+            _ = try await workflow.start(RunOptions(recorder: recorder)).report()
+            runs.append(recorder.runID)
+        }
+        let noOp = try journal.beginRun(workflow: "w")
+        try noOp.recordUpToDateRun(jobs: ["a"], checked: [], duration: .zero)
+        let other = try journal.beginRun(workflow: "other")
+        _ = try await workflow.start(RunOptions(recorder: other)).report()
+
+        func graphOf(_ id: Int64) throws -> JournalGraph? { try journal.graph(of: try #require(try journal.run(id))) }
+        #expect(try graphOf(runs[0]) == graph("make a") && graphOf(runs[1]) == graph("make a"))
+        #expect(try graphOf(runs[2]) == graph("make a again"))
+        #expect(try graphOf(noOp.runID) == graph("make a again"))
+        #expect(try graphOf(other.runID) == nil)
+        let runOne = try #require(try journal.run(runs[0])), runTwo = try #require(try journal.run(runs[1]))
+        #expect(try journal.graphDigest(of: runOne) == journal.graphDigest(of: runTwo))
+
+        // Deleting runs keeps the graphs that remaining sessions name, and only those.
+        let firstRun = try #require(try journal.run(runs[0]))
+        let lastRun = try #require(try journal.run(runs[2]))
+        let first = try #require(try journal.graphDigest(of: firstRun))
+        let last = try #require(try journal.graphDigest(of: lastRun))
+        _ = try journal.deleteRuns(keeping: 2, workflow: "w")
+        #expect(try journal.graph(digest: first) == nil && journal.graph(digest: last) == graph("make a again"))
+        #expect(try graphOf(noOp.runID) == graph("make a again"))
+        _ = try journal.deleteRuns(keeping: 0)
+        #expect(try journal.graph(digest: last) == nil)
+    }
+
     /// Up to date is stored as skipped with a flag (the record format predates the status).
     @Test func everyStatusCodeNamesItsStatus() {
         for status in JobStatus.allCases {

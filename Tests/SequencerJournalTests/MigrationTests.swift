@@ -19,7 +19,7 @@ import Testing
     @Test func aVersion1JournalIsMigratedAndItsRunsStillResume() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: try copy("journal-v1.sqlite", into: directory))
-        #expect(try journal.schemaVersion() == 4)
+        #expect(try journal.schemaVersion() == 5)
         #expect(try journal.integrityProblems() == [])
 
         let runs = try journal.runs()
@@ -56,7 +56,7 @@ import Testing
     @Test func aVersion2JournalIsMigratedWithItsRunsAndFingerprints() async throws {
         let directory = try TemporaryDirectory()
         let journal = try SQLiteJournal(path: try copy("journal-v2.sqlite", into: directory))
-        #expect(try journal.schemaVersion() == 4)
+        #expect(try journal.schemaVersion() == 5)
         #expect(try journal.integrityProblems() == [])
         let workflow = "/tmp/v2fix/sequencer.yml"
         #expect(try journal.runs().map(\.id) == [2, 1])
@@ -87,7 +87,7 @@ import Testing
         #expect(try unmigrated.schemaVersion() == 3)
 
         let journal = try SQLiteJournal(path: path)
-        #expect(try journal.schemaVersion() == 4)
+        #expect(try journal.schemaVersion() == 5)
         #expect(try journal.integrityProblems() == [])
         let workflow = "/tmp/v3fix/sequencer.yml"
         #expect(try journal.runs().map(\.status) == ["failed", "failed"])
@@ -106,6 +106,35 @@ import Testing
         #expect(try journal.jobChecks(of: 2) == JournalJobChecks(
             jobs: ["fails": .init(fingerprint: "f1", reason: "it declares no outputs, so it always runs")], checked: true))
         #expect(try journal.jobChecks(of: 1).checked == nil)
+    }
+
+    /// `journal-v4.sqlite`: written by the `sequencer` of schema version 4 (commit 7895d35), the
+    /// same two runs again, with their checks; its WAL checkpointed into the file.
+    @Test func aVersion4JournalIsMigratedKeepingItsChecksAndItsRunsHaveNoGraph() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try copy("journal-v4.sqlite", into: directory)
+        // Read without migrating (as the web page reads), it has checks and no graphs.
+        let unmigrated = try SQLiteJournal(readingOnly: path)
+        let run = try #require(try unmigrated.run(2))
+        #expect(try unmigrated.graph(of: run) == nil)
+        #expect(try unmigrated.jobChecks(of: 1).jobs["gen"]?.reason == "no earlier success is recorded")
+
+        let journal = try SQLiteJournal(path: path)
+        #expect(try journal.schemaVersion() == 5)
+        #expect(try journal.integrityProblems() == [])
+        let reasons: [String: String?] = ["fails": "it declares no outputs, so it always runs", "gen": nil, "use": nil]
+        #expect(try journal.jobChecks(of: 2).jobs.mapValues(\.reason) == reasons)
+        #expect(try journal.graph(of: run) == nil)
+
+        // A session after the migration keeps its graph; the earlier runs still have none.
+        let recorder = try journal.resumeRun(2)
+        let graph = JournalGraph(lanes: [], jobs: [.init(name: "fails", needs: [], lane: nil, run: "true", directory: nil)])
+        recorder.recordGraph(graph)
+        var again = Workflow()
+        try again.add("fails") { _ in }
+        #expect(try await again.start(RunOptions(recorder: recorder)).report().status == .succeeded)
+        #expect(try journal.graph(of: try #require(try journal.run(2))) == graph)
+        #expect(try journal.graph(of: try #require(try journal.run(1))) == nil)
     }
 
     @Test func migratingTwiceChangesNothing() throws {

@@ -233,6 +233,29 @@ extension BrowserTests {
             #expect(try await browser.run("""
                 return [...document.querySelectorAll('#compare tbody tr .fingerprint')].map(c => c.textContent);
                 """) as? [String] == ["same", "same", "same"])
+
+            // The file changes (use no longer needs gen; gen's command is another): run 2 is
+            // still drawn as it ran, from the graph it recorded.
+            try workspace.write("sequencer.yml", """
+                jobs:
+                  gen:
+                    run: echo other > gen.txt
+                    outputs: [gen.txt]
+                  use:
+                    run: echo alone > use.txt
+                    outputs: [use.txt]
+
+                """)
+            try await browser.go(served.base + "/runs/2/job?name=use")
+            let use = try #require(try await browser.run("""
+                const needs = [...document.querySelectorAll('dl.facts dt')].find(d => d.textContent === 'Needs');
+                return { needs: needs.nextElementSibling.textContent, command: document.getElementById('job-command').textContent,
+                         note: document.querySelector('#job-command').previousElementSibling.textContent };
+                """) as? [String: String])
+            #expect(use == ["needs": "gen", "command": "cat gen.txt > use.txt", "note": "As the run recorded it."])
+            try await browser.go(served.base + "/runs/2")
+            try await browser.wait(for: "the graph", until: "return document.getElementById('graph').dataset.ready === 'true';")
+            #expect(try await browser.run("return document.querySelectorAll('#graph .edge').length;") as? Int == 1)
         }
     }
 }

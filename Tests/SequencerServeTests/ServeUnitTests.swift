@@ -95,7 +95,7 @@ import Testing
 
         // A run's page: the durable states in the journal's words, no file from another machine.
         let view = try #require(try await queue.run(ids[1]))
-        #expect(view.state == "running" && view.jobs.map(\.status) == ["pending"] && view.file == nil)
+        #expect(view.state == "running" && view.jobs.map(\.status) == ["pending"] && view.graph == nil)
         #expect(view.fileProblem?.contains("elsewhere:/w/sequencer.yml") == true)
         #expect(try await queue.cancel(ids[0]) == "run #\(ids[0]) is not running (it is cancelled)")
         #expect(try await queue.cancel(ids[1]) == nil)

@@ -86,12 +86,13 @@ public final class QueueRuns: RunSource {
         }
         let loaded = workflowFile(of: run)
         let journalRun = Self.journalRun(run)
-        let critical = loaded.file.map { file in
-            RecordedCriticalPath.steps(jobs: records, file: file, runStart: journalRun.startedAt).map(\.job.rawValue)
+        let graph = loaded.file.map { JournalGraph(file: $0) }
+        let critical = graph.map { graph in
+            RecordedCriticalPath.steps(jobs: records, graph: graph, runStart: journalRun.startedAt).map(\.job.rawValue)
         } ?? []
         var view = RunView(
-            run: journalRun, state: run.state.rawValue, names: jobs.map(\.name), jobs: records, attempts: logged, file: loaded.file,
-            fileProblem: loaded.problem, critical: critical)
+            run: journalRun, state: run.state.rawValue, names: jobs.map(\.name), jobs: records, attempts: logged, graph: graph,
+            graphRecorded: false, fileProblem: loaded.problem, critical: critical)
         view.origin = run.origin
         var workers: [String: [Int: String]] = [:]
         for attempt in attempts {

@@ -9,6 +9,8 @@ import SequencerWorkflowFile
 public final class RunHistory: Sendable {
     public let journal: SQLiteJournal
     private let files = WorkflowFiles()
+    /// Recorded graphs, decoded once: a live run's page reads its run five times a second.
+    private let graphs = GraphCache()
 
     /// - Throws: ``JournalError`` when the journal cannot be read (see
     ///   ``SQLiteJournal/init(readingOnly:)``).
@@ -75,14 +77,32 @@ public final class RunHistory: Sendable {
         let names = try journal.jobNames(of: id)
         let jobs = try journal.jobs(of: id)
         let attempts = try journal.attempts(of: id)
-        let loaded = files.file(at: run.workflow)
         let state = Self.state(of: run, recording: try recordingRun())
-        let critical = loaded.file.map { file in
-            RecordedCriticalPath.steps(jobs: jobs, file: file, runStart: run.startedAt).map(\.job.rawValue)
+        // The run's own graph; for a run from before the journal kept them, the file's now.
+        let recorded = try journal.graphDigest(of: run).flatMap { digest in try graphs.graph(digest) { try journal.graph(digest: digest) } }
+        let loaded: (file: WorkflowFile?, problem: String?) = recorded == nil ? files.file(at: run.workflow) : (nil, nil)
+        let graph = recorded ?? loaded.file.map { JournalGraph(file: $0) }
+        let critical = graph.map { graph in
+            RecordedCriticalPath.steps(jobs: jobs, graph: graph, runStart: run.startedAt).map(\.job.rawValue)
         } ?? []
         return RunView(
-            run: run, state: state, names: names, jobs: jobs, attempts: attempts, file: loaded.file, fileProblem: loaded.problem,
-            critical: critical)
+            run: run, state: state, names: names, jobs: jobs, attempts: attempts, graph: graph, graphRecorded: recorded != nil,
+            fileProblem: loaded.problem, critical: critical)
+    }
+}
+
+/// Graphs decoded from the journal, by digest (a digest names one graph for ever); the last 16.
+final class GraphCache: Sendable {
+    private let cache = Locked<[(digest: String, graph: JournalGraph)]>([])
+
+    func graph(_ digest: String, read: () throws -> JournalGraph?) rethrows -> JournalGraph? {
+        if let found = cache.withLock({ $0.first { $0.digest == digest }?.graph }) { return found }
+        guard let graph = try read() else { return nil }
+        cache.withLock { entries in
+            entries.insert((digest, graph), at: 0)
+            if entries.count > 16 { entries.removeLast() }
+        }
+        return graph
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 public import SequencerJournal
-public import SequencerWorkflowFile
 
 /// A run as its page shows it: every job of the run in the file's order (those the journal
 /// has not heard of yet as pending), with its lane, needs and attempts, and the critical path.
@@ -9,9 +8,13 @@ public struct RunView: Sendable {
     public let state: String
     /// The jobs, in the order the page lists them; their positions are the page's indices.
     public internal(set) var jobs: [Job]
-    public let lanes: [WorkflowFile.Lane]
-    /// The file as it is now; nil when it cannot be read (`fileProblem` says why).
-    public let file: WorkflowFile?
+    public let lanes: [JournalGraph.Lane]
+    /// The lanes, needs and commands: the run's own (`graphRecorded`), or, for a run recorded
+    /// before the journal kept graphs and a queue's, the file's as it is now; nil when there is
+    /// none (`fileProblem` says why).
+    public let graph: JournalGraph?
+    /// Whether ``graph`` is the one the run recorded rather than the file's as it is now.
+    public let graphRecorded: Bool
     public let fileProblem: String?
     /// The indices of the critical path's jobs, in order.
     public let critical: [Int]
@@ -27,8 +30,8 @@ public struct RunView: Sendable {
         public let lane: Int?
         public let needs: [Int]
         public var attempts: [JournalAttempt]
-        /// The file's declaration, when the file has the job.
-        public let declared: WorkflowFile.Job?
+        /// The graph's declaration of it, when the graph has the job.
+        public let declared: JournalGraph.Job?
         /// The worker that ran each attempt, by attempt number (a queue's runs).
         public var workers: [Int: String] = [:]
         /// Its durable job's ID (a queue's runs).
@@ -37,15 +40,16 @@ public struct RunView: Sendable {
 
     init(
         run: JournalRun, state: String, names: [String], jobs records: [JournalJob], attempts: [JournalAttempt],
-        file: WorkflowFile?, fileProblem: String?, critical: [String]
+        graph: JournalGraph?, graphRecorded: Bool, fileProblem: String?, critical: [String]
     ) {
         self.run = run
         self.state = state
-        self.file = file
+        self.graph = graph
+        self.graphRecorded = graphRecorded
         self.fileProblem = fileProblem
-        lanes = file?.lanes ?? []
-        var declared: [String: WorkflowFile.Job] = [:]
-        for job in file?.jobs ?? [] where declared[job.name] == nil { declared[job.name] = job }
+        lanes = graph?.lanes ?? []
+        var declared: [String: JournalGraph.Job] = [:]
+        for job in graph?.jobs ?? [] where declared[job.name] == nil { declared[job.name] = job }
         // The run's jobs (its sessions' names), then children added as it ran.
         var order = names
         var index: [String: Int] = [:]
@@ -58,14 +62,14 @@ public struct RunView: Sendable {
         for record in records { byName[record.name] = record }
         var attemptsByJob: [String: [JournalAttempt]] = [:]
         for attempt in attempts { attemptsByJob[attempt.job, default: []].append(attempt) }
-        let laneIndex = Dictionary((file?.lanes ?? []).enumerated().map { ($1.name, $0) }) { first, _ in first }
+        let laneIndex = Dictionary(lanes.enumerated().map { ($1.name, $0) }) { first, _ in first }
         self.jobs = order.map { name in
             let declaration = declared[name]
             let record = byName[name]
             return Job(
                 name: name, status: record?.status ?? "pending", record: record,
                 lane: declaration?.lane.flatMap { laneIndex[$0] },
-                needs: (declaration?.needs ?? []).compactMap { index[$0.name] },
+                needs: (declaration?.needs ?? []).compactMap { index[$0] },
                 attempts: attemptsByJob[name] ?? [], declared: declaration)
         }
         self.index = index

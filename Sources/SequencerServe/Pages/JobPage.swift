@@ -42,8 +42,9 @@ struct JobPage {
         }
         body += "</dl>\n<p><a href=\"\(link)?focus=\(HTML.escape(HTML.query(job.name)))\">Show in the graph</a></p>\n"
         if let declared = job.declared {
-            body += "<h2>Command</h2><p class=\"note\">As the workflow file has it now.</p><pre id=\"job-command\" class=\"command\">\(HTML.escape(declared.run))</pre>\n"
-            if let directory = declared.workingDirectory { body += "<p>In <code>\(HTML.escape(directory))</code></p>" }
+            let source = view.graphRecorded ? "As the run recorded it." : "As the workflow file has it now."
+            body += "<h2>Command</h2><p class=\"note\">\(source)</p><pre id=\"job-command\" class=\"command\">\(HTML.escape(declared.run))</pre>\n"
+            if let directory = declared.directory { body += "<p>In <code>\(HTML.escape(directory))</code></p>" }
         }
         body += attemptsTable()
         for attempt in job.attempts.reversed() {
