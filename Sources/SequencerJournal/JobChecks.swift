@@ -62,6 +62,7 @@ extension SQLiteJournal {
                 found[name] = try String.fetchOne(earlier, arguments: [name, run.id, run.workflow])
             }
         }
-        return found.filter { names.contains($0.key) }
+        let wanted = Set(names)
+        return found.filter { wanted.contains($0.key) }
     }
 }
