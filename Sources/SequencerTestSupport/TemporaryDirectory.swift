@@ -1,7 +1,8 @@
 public import Foundation
 
 /// A fresh directory under the system's temporary directory, for one test's files: removed
-/// when the last reference to it goes (or by ``remove()``), unless told to stay.
+/// when the last reference to it goes (or by ``remove()``), unless told to stay or the
+/// environment sets `SEQUENCER_KEEP_TEST_FILES` (to read a failed test's files).
 ///
 /// ```swift
 /// let directory = try TemporaryDirectory(prefix: "sequencer-journal")
@@ -23,7 +24,7 @@ public final class TemporaryDirectory: Sendable {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         path = base.resolvingSymlinksInPath().path
-        self.removedAtEnd = removedAtEnd
+        self.removedAtEnd = removedAtEnd && ProcessInfo.processInfo.environment["SEQUENCER_KEEP_TEST_FILES"] == nil
     }
 
     deinit {

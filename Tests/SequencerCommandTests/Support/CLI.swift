@@ -15,9 +15,12 @@ struct CLI {
 
     /// A new empty directory for one test's files.
     let directory: URL
+    /// Removes the directory when the last copy of this goes.
+    private let files: TemporaryDirectory
 
     init() throws {
-        directory = try TemporaryDirectory(prefix: "sequencer-cli", removedAtEnd: false).url
+        files = try TemporaryDirectory(prefix: "sequencer-cli")
+        directory = files.url
     }
 
     /// The `sequencer` executable, built beside the test bundle.

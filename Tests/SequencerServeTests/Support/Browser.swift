@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestSupport
 import Testing
 
 /// A real headless Chromium, driven through the system's chromedriver by the W3C WebDriver
@@ -8,6 +9,8 @@ final class Browser {
     let session: String
     private let driver: Process
     private let port: Int
+    /// Chromium's profile, removed by ``quit()``.
+    private let profile: TemporaryDirectory
 
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -29,6 +32,7 @@ final class Browser {
         }
         // A free port: bind to 0, read it, let it go for chromedriver.
         let port = try Self.freePort()
+        profile = try TemporaryDirectory(prefix: "chromium")
         driver = Process()
         driver.executableURL = URL(fileURLWithPath: chromedriver)
         driver.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
@@ -56,7 +60,7 @@ final class Browser {
                             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000",
                             "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", "--disable-background-networking",
                             "--disable-component-update", "--disable-default-apps", "--disable-sync", "--no-first-run",
-                            "--disable-features=Translate,OptimizationHints,MediaRouter", "--user-data-dir=\(NSTemporaryDirectory())chromium-\(UUID().uuidString)",
+                            "--disable-features=Translate,OptimizationHints,MediaRouter", "--user-data-dir=\(profile.path)",
                         ],
                     ],
                 ] as [String: Any],
@@ -79,6 +83,7 @@ final class Browser {
         // chromedriver outlives SIGTERM.
         kill(driver.processIdentifier, SIGKILL)
         driver.waitUntilExit()
+        profile.remove()
     }
 
     func go(_ url: String) async throws {

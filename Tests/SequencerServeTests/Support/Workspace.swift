@@ -7,9 +7,12 @@ import SequencerTestSupport
 /// the library.
 struct Workspace {
     let directory: URL
+    /// Removes the directory when the last copy of this goes.
+    private let files: TemporaryDirectory
 
     init() throws {
-        directory = try TemporaryDirectory(prefix: "sequencer-serve", removedAtEnd: false).url
+        files = try TemporaryDirectory(prefix: "sequencer-serve")
+        directory = files.url
     }
 
     var journal: String { directory.appendingPathComponent(".sequencer/journal.sqlite").path }
