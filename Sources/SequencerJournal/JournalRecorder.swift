@@ -214,6 +214,9 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                     self.report = report
                     condition.broadcast()
                     while !finished { condition.wait() }
+                    // Written: a recorder kept by a job's body (through an up-to-date check,
+                    // say) must not keep the report, which keeps the run's results.
+                    self.report = nil
                 }
                 // A clean end: everything goes into the main file, so that the file alone is a
                 // complete copy (SQLite leaves it in the WAL until a checkpoint).

@@ -22,6 +22,14 @@ struct TypedJobBody<Value: Sendable>: JobBody {
     }
 }
 
+/// What a finished run's report keeps in place of a job's body: nothing that the body
+/// captured, so that a report its caller keeps does not keep the caller (which the bodies
+/// often capture) alive in a cycle. Never run.
+struct EndedJobBody: JobBody {
+    func run(_ context: JobContext) async throws -> any Sendable { throw CancellationError() }
+    func restoring(_ result: RestoredResult) -> (any JobBody)? { nil }
+}
+
 struct VoidJobBody: JobBody {
     let body: @Sendable (JobContext) async throws -> Void
 

@@ -102,12 +102,14 @@ final class RunRecord: Sendable {
 
     init<Waiter>(_ state: SchedulerState<Waiter>) {
         upToDate = state.upToDate
-        plan = state.plan
+        // Without the bodies: a report is often kept by the object whose methods the bodies
+        // call, and must not keep that object alive through them.
+        plan = state.plan.withoutBodies()
         jobs = state.jobs
         values = state.values
         failures = state.failures
         counts = state.counts
-        added = state.added
+        added = state.added.isEmpty ? state.added : state.added.withoutBodies()
         laneNames = state.lanes.map(\.name)
     }
 

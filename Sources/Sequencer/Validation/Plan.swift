@@ -96,6 +96,31 @@ final class Plan: Sendable {
         self.restored = restored
     }
 
+    /// This plan with no job bodies (`bodies` is empty), for a finished run's report, which
+    /// never runs one: the other arrays are shared, not copied.
+    func withoutBodies() -> Plan { Plan(self, bodies: []) }
+
+    private init(_ plan: Plan, bodies: [any JobBody]) {
+        count = plan.count
+        ids = plan.ids
+        self.bodies = bodies
+        restored = plan.restored
+        optionRefs = plan.optionRefs
+        optionSets = plan.optionSets
+        anyTimeout = plan.anyTimeout
+        needStart = plan.needStart
+        needs = plan.needs
+        dependentStart = plan.dependentStart
+        dependents = plan.dependents
+        lanes = plan.lanes
+        lookup = plan.lookup
+        valueFlags = plan.valueFlags
+        explicitLanes = plan.explicitLanes
+        raisedPriorities = plan.raisedPriorities
+        coalescingKeys = plan.coalescingKeys
+        keyOfJob = plan.keyOfJob
+    }
+
     /// The plan of a queue, which starts with no jobs.
     static let empty: Plan = {
         do {
