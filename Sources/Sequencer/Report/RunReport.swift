@@ -103,13 +103,14 @@ final class RunRecord: Sendable {
     init<Waiter>(_ state: SchedulerState<Waiter>) {
         upToDate = state.upToDate
         // Without the bodies: a report is often kept by the object whose methods the bodies
-        // call, and must not keep that object alive through them.
+        // call, and must not keep that object alive through them. (Added jobs let go of
+        // theirs as they ended.)
         plan = state.plan.withoutBodies()
         jobs = state.jobs
         values = state.values
         failures = state.failures
         counts = state.counts
-        added = state.added.isEmpty ? state.added : state.added.withoutBodies()
+        added = state.added
         laneNames = state.lanes.map(\.name)
     }
 

@@ -23,6 +23,10 @@ struct SchedulerActions<Waiter> {
     var events: [RunEvent] = []
     /// Set when this step ended the run.
     var finished = false
+    /// The bodies of added jobs that ended, which the scheduler let go of: the caller drops
+    /// them after releasing the lock, since what they captured may call back into the queue
+    /// as it goes (an object that owns the queue, say, whose last reference was in a body).
+    var released: [any JobBody] = []
 
     var isEmpty: Bool {
         wake.isEmpty && spawn.isEmpty && cancel.isEmpty && resume.isEmpty && abandonLater.isEmpty && events.isEmpty && !finished
@@ -47,6 +51,7 @@ extension SchedulerActions {
         abandonLater += other.abandonLater
         events += other.events
         finished = finished || other.finished
+        released += other.released
     }
 }
 

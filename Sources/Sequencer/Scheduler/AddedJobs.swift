@@ -72,14 +72,6 @@ struct AddedJobs {
         if let options { self.options[entries.end &- 1] = options }
     }
 
-    /// A copy whose jobs keep no body (see ``EndedJobBody``), for a finished run's report.
-    func withoutBodies() -> AddedJobs {
-        var copy = self
-        copy.entries.updateEach { $0.body = EndedJobBody() }
-        copy.tickets = [:]
-        return copy
-    }
-
     /// Forgets the oldest added job (a queue's, whose number is `number`).
     mutating func dropOldest(_ number: Int32) {
         let id = entries[number].id

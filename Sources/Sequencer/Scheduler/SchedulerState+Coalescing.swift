@@ -31,6 +31,7 @@ extension SchedulerState {
         if jobs[run.leader].phase.isTerminal {
             jobs[job].startedAt = clock
             share(run.leader, with: job, endedAt: clock)
+            releaseBody(of: job)
             return false
         }
         // Joining a leader that waits for this job (through its unfinished children, the jobs
@@ -43,6 +44,7 @@ extension SchedulerState {
         // may need it to resume).
         releaseLane(of: job)
         jobs[job].lane = nil
+        releaseBody(of: job)
         return false
     }
 

@@ -145,11 +145,14 @@ struct SchedulerState<Waiter> {
     /// does next. A worker that was abandoned (its job ended without it) just exits.
     mutating func finish(_ job: Int32, _ completion: Completion, slot: Int, generation: UInt32) -> Actions {
         guard workers[slot].generation == generation else {
+            // The job ended without this worker, which is done with its body now.
+            releaseBody(of: job)
             outbox.worker = .exit
             return flush()
         }
         workers[slot].job = nil
         settle(job, completion)
+        releaseBody(of: job)
         var step = WorkerStep.exit
         if isFinished || workers[slot].retiring || !resumable.isEmpty {
             // A parent waiting to resume takes this worker's place.
@@ -386,6 +389,19 @@ struct SchedulerState<Waiter> {
 
     // MARK: - Phases
 
+    /// Lets go of the body of an added job (a child, or a queue's job) once no worker will
+    /// run it: it ended before a worker took it, its worker reported, or it joined a coalesced
+    /// leader. A queue keeps its finished jobs a while, and their bodies would keep what they
+    /// captured, often the object that owns the queue, alive with them. The caller drops the
+    /// body after the lock. A plan's bodies stay with the plan, which a finished run's report
+    /// keeps without them.
+    mutating func releaseBody(of job: Int32) {
+        guard !isPlanned(job), jobs.contains(job) else { return }
+        var body: any JobBody = EndedJobBody()
+        swap(&body, &added[job].body)
+        outbox.released.append(body)
+    }
+
     mutating func setPhase(_ job: Int32, _ newPhase: JobPhase) {
         setPhase(job, from: jobs[job].phase, to: newPhase)
     }
@@ -397,6 +413,8 @@ struct SchedulerState<Waiter> {
         counts[newPhase] += 1
         if newPhase.isTerminal {
             unfinished -= 1
+            // A running job's worker may not have read its body yet: `finish` lets go of it.
+            if old != .running { releaseBody(of: job) }
             if isChild(job) { childEnded(job) }
             if keepFinished != nil { endedInQueue(job) }
             if !watchers.isEmpty, let waiting = watchers.removeValue(forKey: job) { outbox.resume += waiting }

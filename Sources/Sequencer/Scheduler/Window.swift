@@ -59,11 +59,6 @@ struct Window<Element> {
         }
     }
 
-    /// Changes every element kept, in place.
-    mutating func updateEach(_ change: (inout Element) -> Void) {
-        for index in start..<storage.count { change(&storage[index]) }
-    }
-
     /// The numbers of the elements kept, oldest first.
     var numbers: some Sequence<Int32> {
         let base = base

@@ -75,4 +75,37 @@ import Testing
         #expect(queue.finish(first, Self.succeeded(at: 1), slot: worker.slot, generation: worker.generation).worker == .run(second))
         #expect(throws: WorkflowError.self) { try queue.add(Self.job("x", lane: "undeclared")) }
     }
+
+    @Test func aBodyIsHandedBackToBeDroppedOnceNoWorkerWillRunIt() throws {
+        var queue = Scheduler(plan: Plan.empty, maxWorkers: 1, keepGoing: true, keepFinished: 10)
+        _ = queue.begin()
+        let (a, addA) = try queue.add(Self.job("a"))
+        let worker = addA.spawn[0]
+        let (b, addB) = try queue.add(Self.job("b"))
+        #expect(addA.released.isEmpty && addB.released.isEmpty)
+        #expect(!(queue.added[a].body is EndedJobBody) && !(queue.added[b].body is EndedJobBody))
+        // b never started: cancelled, its body goes at once.
+        let cancelB = queue.cancel(b, now: 1)
+        #expect(cancelB.released.count == 1 && queue.added[b].body is EndedJobBody)
+        // a runs: cancelled, it keeps its body until its worker reports.
+        let cancelA = queue.cancel(a, now: 2)
+        #expect(cancelA.released.isEmpty && !(queue.added[a].body is EndedJobBody))
+        let cancelled = Completion(result: .threw(CancellationError()), attempts: 1, startedAt: 1, endedAt: 3)
+        let endA = queue.finish(a, cancelled, slot: worker.slot, generation: worker.generation)
+        #expect(endA.released.count == 1 && queue.added[a].body is EndedJobBody)
+        #expect(queue.jobs[a].phase == .cancelled && queue.jobs[b].phase == .cancelled)
+    }
+
+    @Test func aJobThatJoinsACoalescedLeaderLetsGoOfItsBodyAtOnce() throws {
+        var queue = Scheduler(plan: Plan.empty, maxWorkers: 2, keepGoing: true, keepFinished: 10)
+        _ = queue.begin()
+        let (first, addFirst) = try queue.add(Self.job("fetch#1", key: "fetch"))
+        let (second, addSecond) = try queue.add(Self.job("fetch#2", key: "fetch"))
+        #expect(addFirst.released.isEmpty && !(queue.added[first].body is EndedJobBody))
+        #expect(addSecond.released.count == 1 && queue.added[second].body is EndedJobBody, "it joined: it never runs its body")
+        let leader = addFirst.spawn[0]
+        let end = queue.finish(first, Self.succeeded(at: 1), slot: leader.slot, generation: leader.generation)
+        #expect(end.released.count == 1 && queue.added[first].body is EndedJobBody)
+        #expect(queue.jobs[second].phase == .succeeded)
+    }
 }

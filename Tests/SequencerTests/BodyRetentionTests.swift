@@ -2,11 +2,11 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 
-/// A finished run's report keeps its results, not its jobs' bodies: a report is often kept by
-/// the object whose methods the bodies call, and through them it would keep that object, and
-/// all it holds, alive in a cycle. (The worker that hands the report over lets go of the run
-/// just after: hence `eventually`.)
-@Suite(.timeLimit(.minutes(1))) struct ReportRetentionTests {
+/// What ended keeps its results, not its jobs' bodies: a finished run's report, and a queue's
+/// finished jobs, are often kept by the object whose methods the bodies call, and through them
+/// would keep that object, and all it holds, alive in a cycle. (The worker that hands a result
+/// over lets go of the body just after: hence `eventually`.)
+@Suite(.timeLimit(.minutes(1))) struct BodyRetentionTests {
     /// Says when it goes.
     final class Capture: Sendable {
         let gone: Locked<Bool>
@@ -28,6 +28,20 @@ import Testing
             let report = await (try workflow.start()).report()
             #expect(report.value(of: job) == 7)
             self.report.withLock { $0 = report }
+        }
+    }
+
+    /// Owns a queue whose jobs call its methods, as a sync engine owns its command queue.
+    final class Engine: Sendable {
+        let gone: Locked<Bool>
+        let queue = JobQueue()
+        init(_ gone: Locked<Bool>) { self.gone = gone }
+        deinit { gone.withLock { $0 = true } }
+        func push(_ number: Int) -> Int { number * 2 }
+
+        func sync(_ number: Int) async throws -> Int {
+            let job = try queue.add(JobID("push-\(number)")) { _ in self.push(number) }
+            return try await queue.value(of: job)
         }
     }
 
@@ -66,6 +80,39 @@ import Testing
         try await owner?.runAndKeepReport()
         #expect(owner?.report.withLock { $0?.status } == .succeeded)
         owner = nil
+        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+    }
+
+    @Test func aQueueLetsGoOfTheBodiesOfItsFinishedJobs() async throws {
+        let gone = Locked(false)
+        let queue = JobQueue(keepFinished: 100)
+        let job = try queue.add("a") { [capture = Capture(gone)] _ in capture.gone.withLock { $0 } ? 0 : 3 }
+        #expect(try await queue.value(of: job) == 3)
+        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        // The job itself is kept (keepFinished), with its result.
+        #expect(queue.outcome(of: "a")?.status == .succeeded)
+        #expect(try await queue.value(of: job) == 3)
+    }
+
+    @Test func aQueueLetsGoOfACancelledJobsBodyBeforeItRan() async throws {
+        let gone = Locked(false)
+        let queue = JobQueue(RunOptions(maxConcurrency: 1))
+        let gate = Gate()
+        try queue.add("first") { _ in await gate.wait() }
+        try queue.add("second") { [capture = Capture(gone)] _ in _ = capture }
+        queue.cancel("second")
+        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        gate.open()
+        queue.close()
+        #expect(await queue.report().outcome(of: "second")?.status == .cancelled)
+    }
+
+    @Test func anEngineThatOwnsItsQueueGoesWhenLetGoAfterItsJobsEnded() async throws {
+        let gone = Locked(false)
+        var engine: Engine? = Engine(gone)
+        #expect(try await engine?.sync(4) == 8)
+        #expect(try await engine?.sync(5) == 10)
+        engine = nil
         #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
     }
 }
