@@ -22,6 +22,9 @@ public enum RunStatus: String, Sendable, Hashable, CustomStringConvertible {
 /// }
 /// print(report.criticalPath)   // ["splash", "fetch-config", "whats-new"]
 /// ```
+///
+/// A report keeps the jobs' results, outcomes and needs, not their bodies: keeping it (on the
+/// object whose methods the jobs call, say) keeps nothing the bodies captured alive.
 public struct RunReport: Sendable {
     /// How the run ended.
     public let status: RunStatus

@@ -28,6 +28,10 @@
 /// - A coalescing key is shared only by jobs that overlap: once no unfinished job has the key,
 ///   the key is forgotten and the next job with it runs the work again.
 ///
+/// A job's body, and what it captured, goes as soon as no worker will run it: once the job
+/// ended (or joined a coalesced job), even while the job itself is kept. An object that owns a
+/// queue whose jobs call its methods goes when it is let go, once those jobs have ended.
+///
 /// ``RunOptions/recorder`` is not used: a queue is not journaled.
 public final class JobQueue: Sendable {
     let core: RunCore

@@ -5,6 +5,10 @@
 /// Task { for await snapshot in run.snapshots(every: .milliseconds(16)) { show(snapshot) } }
 /// let report = await run.report()
 /// ```
+///
+/// A `Run` keeps its jobs' bodies, and what they captured, for as long as it is held: an
+/// object whose jobs call it should keep the ``RunReport``, which keeps no bodies, rather than
+/// the `Run` once it has ended. (A child job's body goes as soon as the child ends.)
 public final class Run: Sendable {
     let core: RunCore
 
