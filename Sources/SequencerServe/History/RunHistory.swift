@@ -44,20 +44,29 @@ public final class RunHistory: Sendable {
     /// The page of runs after `before` (newest first) matching the filters, read on the calling
     /// thread (``runsPage(workflow:state:before:limit:)`` reads on another).
     func readRunsPage(workflow: String?, state: String?, before: Int64?, limit: Int) throws -> RunsPage {
-        // `interrupted` is a run recorded as running whose recorder is gone.
+        // `interrupted` is a run recorded as running whose recorder is gone: of the runs
+        // recorded as running, only the one being recorded now is running. Both states read
+        // those runs and filter, one more read for the one that may be filtered out.
         let status = state == "interrupted" ? "running" : state
-        var runs = try journal.runs(workflow: workflow, status: status, before: before, limit: limit + 1)
-        let hasMore = runs.count > limit
-        runs = Array(runs.prefix(limit))
-        let counts = try journal.jobCounts(of: runs.map(\.id))
         let recording = try recordingRun()
+        let split = status == "running" && recording != nil
+        let runs = try journal.runs(workflow: workflow, status: status, before: before, limit: limit + (split ? 2 : 1))
+        let counts = try journal.jobCounts(of: runs.map(\.id))
         var summaries = runs.map { run in
             RunSummary(run: run, state: Self.state(of: run, recording: recording), counts: counts[run.id] ?? JournalJobCounts())
         }
         if let state { summaries = summaries.filter { $0.state == state } }
+        let hasMore = summaries.count > limit
+        summaries = Array(summaries.prefix(limit))
+        var total = try journal.runCount(workflow: workflow, status: status)
+        if status == "running" {
+            let recordingCounted = try recording.flatMap { try journal.run($0) }
+                .map { $0.status == "running" && (workflow == nil || $0.workflow == workflow) } ?? false
+            let running = recordingCounted ? 1 : 0
+            total = state == "running" ? running : total - running
+        }
         return RunsPage(
-            runs: summaries, total: try journal.runCount(workflow: workflow, status: status),
-            older: hasMore ? runs.last?.id : nil, workflows: try journal.workflows())
+            runs: summaries, total: total, older: hasMore ? summaries.last?.run.id : nil, workflows: try journal.workflows())
     }
 
     /// The run being recorded now by another process: the newest, while the journal's lock is held.
