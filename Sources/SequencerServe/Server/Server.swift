@@ -191,7 +191,8 @@ public struct Server: Sendable {
 
     /// A workflow file checked: the one given to `serve`, or one the journal's runs name.
     private func workflowPage(_ request: Request) async throws -> Response {
-        var known = try history.map { history in try read { try history.journal.workflows() } } ?? []
+        var known: [String] = []
+        if let history { known = try await read { try await offThread { try history.journal.workflows() } } }
         if let own = options.workflowPath, !known.contains(own) { known.insert(own, at: 0) }
         guard let path = Query(request.uri.query)["file"] ?? options.workflowPath ?? known.first else {
             return notFound("No workflow file: start sequencer serve with -f FILE, or record a run.")
