@@ -155,6 +155,11 @@ final class RunCore: Sendable {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
         let spec = plan.contains(job) ? nil : known ?? state.withLock { $0.scheduler.spec(of: job) }
+        if spec == nil, !plan.contains(job) {
+            // Abandoned before this worker read it, and forgotten since: it ended without this
+            // worker, whose report is ignored.
+            return Completion(result: .threw(CancellationError()), attempts: 0, startedAt: startedAt, endedAt: time.now())
+        }
         let body = spec?.body ?? plan.bodies[Int(job)]
         // Read field by field: the options are copied whole only when an attempt fails.
         let timeout = spec != nil ? spec?.options?.timeout : plan.timeout(of: Int(job))

@@ -115,8 +115,10 @@ extension SchedulerState {
         plan.job(id) ?? added.lookup[id]
     }
 
-    /// What a worker needs to run a job added at run time.
-    func spec(of job: Int32) -> JobSpec {
+    /// What a worker needs to run a job added at run time; nil when a queue no longer keeps it
+    /// (it was abandoned before its worker got this far, and forgotten since).
+    func spec(of job: Int32) -> JobSpec? {
+        guard jobs.contains(job) else { return nil }
         let entry = added[job]
         return JobSpec(body: entry.body, options: added.options.isEmpty ? nil : added.options[job], priority: jobs[job].priority)
     }

@@ -63,7 +63,8 @@ public final class RunHistory: Sendable {
             let recordingCounted = try recording.flatMap { try journal.run($0) }
                 .map { $0.status == "running" && (workflow == nil || $0.workflow == workflow) } ?? false
             let running = recordingCounted ? 1 : 0
-            total = state == "running" ? running : total - running
+            // Two reads: a run that ended or was resumed between them must not make it negative.
+            total = state == "running" ? running : max(0, total - running)
         }
         return RunsPage(
             runs: summaries, total: total, older: hasMore ? summaries.last?.run.id : nil, workflows: try journal.workflows())

@@ -108,4 +108,20 @@ import Testing
         #expect(end.released.count == 1 && queue.added[first].body is EndedJobBody)
         #expect(queue.jobs[second].phase == .succeeded)
     }
+
+    @Test func aJobAbandonedBeforeItsWorkerReadItAndForgottenSinceHasNoSpec() throws {
+        var queue = Scheduler(plan: Plan.empty, maxWorkers: 1, keepGoing: true, keepFinished: 0)
+        _ = queue.begin()
+        let (a, addA) = try queue.add(Self.job("a"))
+        let worker = addA.spawn[0]
+        #expect(queue.spec(of: a) != nil)
+        _ = queue.cancel(a, now: 1)
+        // The grace period passed; its worker had begun (progress) but not read the body yet.
+        let abandoned = queue.abandon(a, progress: (startedAt: 1, attempt: 1), now: 2)
+        #expect(abandoned.released.isEmpty, "its worker may still read the body")
+        #expect(queue.job("a") == nil, "ended and needed by no one: forgotten (keepFinished 0)")
+        #expect(queue.spec(of: a) == nil, "the late worker finds nothing to run, rather than reading outside the table")
+        let late = Completion(result: .threw(CancellationError()), attempts: 0, startedAt: 1, endedAt: 3)
+        #expect(queue.finish(a, late, slot: worker.slot, generation: worker.generation).worker == .exit)
+    }
 }
