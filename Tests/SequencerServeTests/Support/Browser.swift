@@ -30,25 +30,8 @@ final class Browser {
         guard let chromium = Self.chromium, let chromedriver = Self.chromedriver else {
             throw Failure(description: "Chromium and chromedriver are not installed (apt install chromium chromium-driver)")
         }
-        // A free port: bind to 0, read it, let it go for chromedriver.
-        let port = try Self.freePort()
         profile = try TemporaryDirectory(prefix: "chromium")
-        driver = Process()
-        driver.executableURL = URL(fileURLWithPath: chromedriver)
-        driver.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-        driver.standardOutput = FileHandle.nullDevice
-        driver.standardError = FileHandle.nullDevice
-        try driver.run()
-        self.port = port
-        var ready = false
-        for _ in 0..<200 where !ready {
-            ready = (try? await Self.call(port, "GET", "/status", nil)) != nil
-            if !ready { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        guard ready else {
-            kill(driver.processIdentifier, SIGKILL)
-            throw Failure(description: "chromedriver did not answer on port \(port)")
-        }
+        (driver, port) = try await Self.startDriver(chromedriver)
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
@@ -169,6 +152,32 @@ final class Browser {
             throw Failure(description: "WebDriver \(method) \(path): \(kind): \(error["message"] as? String ?? "")")
         }
         return value is NSNull ? nil : value
+    }
+
+    /// Starts chromedriver on a free port and waits until it answers. The port is free when
+    /// chosen, but another test's server may take it before chromedriver binds it (then
+    /// chromedriver exits at once): such a start is tried again on another port, up to three
+    /// times. A loaded machine may take seconds to start it: each start has 30.
+    static func startDriver(_ chromedriver: String) async throws -> (Process, Int) {
+        var problem = ""
+        for _ in 0..<3 {
+            // A free port: bind to 0, read it, let it go for chromedriver.
+            let port = try freePort()
+            let driver = Process()
+            driver.executableURL = URL(fileURLWithPath: chromedriver)
+            driver.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+            driver.standardOutput = FileHandle.nullDevice
+            driver.standardError = FileHandle.nullDevice
+            try driver.run()
+            for _ in 0..<600 where driver.isRunning {
+                if (try? await call(port, "GET", "/status", nil)) != nil { return (driver, port) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            problem += driver.isRunning ? "chromedriver did not answer on port \(port) in 30 s; " : "chromedriver exited on port \(port); "
+            kill(driver.processIdentifier, SIGKILL)
+            driver.waitUntilExit()
+        }
+        throw Failure(description: problem + "gave up after three starts")
     }
 
     static func freePort() throws -> Int {
