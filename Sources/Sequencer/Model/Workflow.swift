@@ -22,9 +22,9 @@ struct TypedJobBody<Value: Sendable>: JobBody {
     }
 }
 
-/// What a finished run's report keeps in place of a job's body: nothing that the body
-/// captured, so that a report its caller keeps does not keep the caller (which the bodies
-/// often capture) alive in a cycle. Never run.
+/// What the scheduler keeps in place of an added job's body once no worker will run it
+/// (``SchedulerState/releaseBody(of:)``): nothing the body captured, so that a queue's finished
+/// jobs do not keep their owner (which the bodies often capture) alive in a cycle. Never run.
 struct EndedJobBody: JobBody {
     func run(_ context: JobContext) async throws -> any Sendable { throw CancellationError() }
     func restoring(_ result: RestoredResult) -> (any JobBody)? { nil }
