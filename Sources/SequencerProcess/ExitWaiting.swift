@@ -24,13 +24,11 @@ package enum ExitWaiting: Sendable, CaseIterable {
     ///   - onExit: Called once `waitpid(pid)` would not block (or would fail).
     func watch(_ pid: pid_t, onExit: @escaping @Sendable () -> Void) {
         #if os(Linux)
-        if self == .automatic, let poller = PidfdPoller.shared, let pidfdOpen = GNUFunctions.pidfdOpen {
-            // A pidfd of a child that has already exited (a zombie) is readable at once.
-            let pidfd = pidfdOpen(pid, 0)
-            if pidfd >= 0 {
-                if poller.watch(pidfd, onExit: onExit) { return }
-                _ = close(pidfd)
-            }
+        // A pidfd of a child that has already exited (a zombie) is readable at once.
+        if self == .automatic, let poller = PidfdPoller.shared, let pidfd = PidfdPoller.openPidfd(pid) {
+            // Handed over: the poller alone closes it. Not handed over: ours to close.
+            if poller.watch(pidfd, pid: pid, onExit: onExit) { return }
+            _ = close(pidfd)
         }
         #endif
         Thread.detachNewThread {

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Runs a workflow of thousands of `true` jobs again and again, each time in a fresh directory,
+and fails loudly if a run hangs: the process's threads' stacks (gdb) and its children are printed.
+
+The graph is the one that once hung 1 run in 15 (a child's exit lost by the pidfd poller):
+LAYERS layers of WIDTH jobs, each job needing two jobs of the layer before.
+
+    python3 Scripts/stress-run.py .build/release/sequencer --runs 500 --jobs 8
+
+Exit status: 0 if every run ended with status 0 in time, 1 otherwise.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def workflow(layers, width):
+    lines = ["version: 1", "jobs:"]
+    for layer in range(layers):
+        for job in range(width):
+            lines.append(f"  l{layer:02d}-j{job:02d}:")
+            lines.append('    run: "true"')
+            if layer > 0:
+                needs = [f"l{layer - 1:02d}-j{job:02d}", f"l{layer - 1:02d}-j{(job + 1) % width:02d}"]
+                lines.append(f"    needs: [{', '.join(needs)}]")
+    return "\n".join(lines) + "\n"
+
+
+def report_hang(process, log_path, seconds):
+    print(f"HANG: the run did not end in {seconds} s; its last output:")
+    with open(log_path, errors="replace") as log:
+        print("".join(log.readlines()[-5:]))
+    subprocess.run(["ps", "-o", "pid,stat,wchan:24,args", "--ppid", str(process.pid)])
+    if shutil.which("gdb"):
+        subprocess.run(["gdb", "-p", str(process.pid), "-batch", "-nx", "-ex", "thread apply all bt"])
+    else:
+        print("(no gdb for the stacks)")
+    sys.stdout.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sequencer", help="the sequencer binary")
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--jobs", type=int, default=8, help="sequencer run -j")
+    parser.add_argument("--layers", type=int, default=60)
+    parser.add_argument("--width", type=int, default=50)
+    parser.add_argument("--stall", type=int, default=120, help="seconds after which a run counts as hung")
+    args = parser.parse_args()
+    sequencer = os.path.abspath(args.sequencer)
+    text = workflow(args.layers, args.width)
+    times = []
+    failures = 0
+    for run in range(1, args.runs + 1):
+        directory = tempfile.mkdtemp(prefix="sequencer-stress-run-")
+        try:
+            with open(os.path.join(directory, "sequencer.yml"), "w") as file:
+                file.write(text)
+            log_path = os.path.join(directory, "run.log")
+            start = time.monotonic()
+            with open(log_path, "w") as log:
+                process = subprocess.Popen([sequencer, "run", "-j", str(args.jobs)], cwd=directory,
+                                           stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                try:
+                    status = process.wait(timeout=args.stall)
+                except subprocess.TimeoutExpired:
+                    report_hang(process, log_path, args.stall)
+                    process.kill()
+                    process.wait()
+                    print(f"run {run} of {args.runs}: HUNG")
+                    return 1
+            times.append(time.monotonic() - start)
+            if status != 0:
+                failures += 1
+                with open(log_path, errors="replace") as log:
+                    print(f"run {run}: exit status {status}; last output:\n{''.join(log.readlines()[-10:])}")
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+        if run % 50 == 0 or run == args.runs:
+            print(f"{run} runs, no hang; {failures} failed; median {statistics.median(times):.2f} s, "
+                  f"max {max(times):.2f} s", flush=True)
+    jobs = args.layers * args.width
+    print(f"stress: {args.runs} runs of {jobs} jobs at -j {args.jobs}: {failures} failed, 0 hung; "
+          f"min {min(times):.2f} s, median {statistics.median(times):.2f} s, max {max(times):.2f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
