@@ -58,10 +58,10 @@ struct RunsCommand: AsyncParsableCommand {
         } catch {
             throw journalFailure(error)
         }
-        let recording = journal.isRecordingElsewhere
-        let newest = runs.map(\.id).max()
+        // The run another process records (a resumed older run as well as the newest).
+        let recording = try? journal.recordingRun()
         let entries = runs.map { run in
-            Entry(run: run, state: run.state(recording: recording && run.id == newest), duration: run.duration)
+            Entry(run: run, state: run.state(recordingRun: recording), duration: run.duration)
         }
         if json { return printJSON(entries) }
         guard !entries.isEmpty else {

@@ -59,8 +59,7 @@ struct ShowCommand: AsyncParsableCommand {
         let lastAttempt = Dictionary(attempts.map { ($0.job, $0) }) { a, b in a.attempt > b.attempt ? a : b }
         if let output { return try printOutput(of: output, in: run, jobs: jobs, lastAttempt: lastAttempt) }
 
-        let recording = journal.isRecordingElsewhere && (try? journal.runs(limit: 1).first?.id) == run.id
-        let state = run.state(recording: recording)
+        let state = run.state(recordingRun: try? journal.recordingRun())
         // Supplementary: the run's records were read above, so a journal that cannot give its
         // checks has lost only the reasons.
         let checks = (try? journal.jobChecks(of: run.id).jobs) ?? [:]

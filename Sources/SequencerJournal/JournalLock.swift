@@ -57,6 +57,40 @@ final class JournalLock: Sendable {
         }
     }
 
+    /// Names the run `holder` records, on the lock file's second line (`run ID`), so that
+    /// readers tell which run is being recorded: a resumed run need not be the newest.
+    func name(run id: Int64, holder: UInt64) {
+        state.withLock { state in
+            guard state.descriptor >= 0, state.holder != 0, state.holder == holder else { return }
+            let text = "\(getpid())\nrun \(id)\n"
+            _ = ftruncate(state.descriptor, 0)
+            _ = text.withCString { pwrite(state.descriptor, $0, strlen($0), 0) }
+        }
+    }
+
+    /// The process holding the lock, and the run it records, as its lock file tells them.
+    struct Holder {
+        var process: Int32?
+        /// Nil when the lock file names no run: a writer that is not recording a run (one
+        /// deleting old runs), or a `sequencer` from before runs were named.
+        var run: Int64?
+    }
+
+    /// Who holds the lock now, if another process does (nil when none does).
+    func heldElsewhere() -> Holder? {
+        if state.withLock({ $0.holder != 0 }) { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) != 0 else {
+            _ = flock(fd, LOCK_UN)
+            return nil
+        }
+        let lines = Self.readLines(fd)
+        let run = lines.dropFirst().lazy.compactMap { line in line.hasPrefix("run ") ? Int64(line.dropFirst(4)) : nil }.first
+        return Holder(process: lines.first.flatMap { Int32($0.filter(\.isNumber)) }, run: run)
+    }
+
     /// The lock file's descriptor (-1 until the lock is first taken), for tests.
     var descriptor: Int32 { state.withLock { $0.descriptor } }
 
@@ -73,17 +107,7 @@ final class JournalLock: Sendable {
 
     /// The process that holds the lock now, as it wrote itself in the lock file; nil when no
     /// other process holds it.
-    func holdingProcess() -> Int32? {
-        if state.withLock({ $0.holder != 0 }) { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard flock(fd, LOCK_SH | LOCK_NB) != 0 else {
-            _ = flock(fd, LOCK_UN)
-            return nil
-        }
-        return Self.readHolder(fd)
-    }
+    func holdingProcess() -> Int32? { heldElsewhere()?.process }
 
     /// Lets the lock go, if `holder` still holds it (a holder that let it go, and was then
     /// followed by another, does not take it from the next).
@@ -95,11 +119,16 @@ final class JournalLock: Sendable {
         }
     }
 
+    /// The process ID on the lock file's first line.
     private static func readHolder(_ fd: Int32) -> Int32? {
-        var buffer = [CChar](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return Int32(text.filter(\.isNumber))
+        readLines(fd).first.flatMap { Int32($0.filter(\.isNumber)) }
+    }
+
+    /// The lock file's lines (it is small: a process ID, and the run being recorded).
+    private static func readLines(_ fd: Int32) -> [Substring] {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 64, 0) }
+        guard count > 0 else { return [] }
+        return String(decoding: buffer.prefix(count), as: UTF8.self).split(separator: "\n")
     }
 }

@@ -38,6 +38,13 @@ public struct JournalRun: Sendable, Codable, Hashable {
     public func state(recording: Bool) -> String {
         status == "running" && !recording ? "interrupted" : status
     }
+
+    /// The status to show, given the run another process records now
+    /// (``SQLiteJournal/recordingRun()``; nil when none): a run that says it is running is
+    /// running only if it is that run, whether it is the newest or an older one resumed.
+    public func state(recordingRun: Int64?) -> String {
+        state(recording: id == recordingRun)
+    }
 }
 
 /// A job of a run, as the journal keeps it.

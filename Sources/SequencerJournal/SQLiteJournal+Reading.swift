@@ -69,6 +69,18 @@ extension SQLiteJournal {
     /// The process recording a run in this journal now, if another one is.
     public var recordingProcess: Int32? { lock.holdingProcess() }
 
+    /// The run another process records in this journal now: the one it names in the lock
+    /// file (a resumed run, whichever it is), or the newest run when it names none (a
+    /// `sequencer` from before runs were named); nil when no other process holds the journal.
+    ///
+    /// Pass it to ``JournalRun/state(recordingRun:)``: a run recorded as running that is not
+    /// this one was interrupted.
+    public func recordingRun() throws -> Int64? {
+        guard let holder = lock.heldElsewhere() else { return nil }
+        if let run = holder.run { return run }
+        return try runs(limit: 1).first?.id
+    }
+
     /// The fingerprints of the last successes of `workflow`'s jobs, by job.
     ///
     /// - Parameter withParts: Whether to read each fingerprint's parts, which only explaining a

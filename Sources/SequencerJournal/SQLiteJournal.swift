@@ -105,6 +105,7 @@ public final class SQLiteJournal: Sendable {
         let holder = try lock.acquire(journal: path)
         do {
             let id = try write { db in (try Int64.fetchOne(db, sql: "SELECT max(id) FROM runs") ?? 0) + 1 }
+            lock.name(run: id, holder: holder)
             return JournalRecorder(journal: self, lockHolder: holder, runID: id, workflow: workflow, info: info, resuming: false)
         } catch {
             lock.release(holder)
@@ -122,6 +123,7 @@ public final class SQLiteJournal: Sendable {
             guard let run = try self.run(id) else {
                 throw JournalError(code: .noSuchRun, path: path, message: "there is no run #\(id)")
             }
+            lock.name(run: id, holder: holder)
             return JournalRecorder(journal: self, lockHolder: holder, runID: id, workflow: run.workflow, info: run.info, resuming: true)
         } catch {
             lock.release(holder)

@@ -118,11 +118,15 @@ package struct GraphDrawing: Sendable {
     }
 }
 
-/// A dot string: in double quotes, with quotes and backslashes escaped and line breaks as `\n`.
+/// A dot string: in double quotes, with quotes and backslashes escaped, line breaks as `\n`,
+/// and `&` as `&amp;`: Graphviz reads character references (`&lt;`, `&#60;`) in every string
+/// (labels, tooltips, URLs, cluster names) and writes them into its SVG as they are, so a job
+/// named `&lt;b&gt;` would show as `<b>`; with its `&` escaped it shows as it is named.
 package func dotQuoted(_ text: String) -> String {
     var quoted = "\""
     for character in text.unicodeScalars {
         switch character {
+        case "&": quoted += "&amp;"
         case "\"": quoted += "\\\""
         case "\\": quoted += "\\\\"
         case "\n": quoted += "\\n"

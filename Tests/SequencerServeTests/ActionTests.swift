@@ -51,20 +51,7 @@ extension BrowserTests {
     /// graph, and the YAML lines of each need.
     @Test func aCycleIsDrawnWithItsEdgesMarked() async throws {
         let workspace = try Workspace()
-        try workspace.write("sequencer.yml", """
-            version: 1
-            jobs:
-              a:
-                run: echo a
-                needs: [c]
-              b:
-                run: echo b
-                needs: [a]
-              c:
-                run: echo c
-                needs: [b]
-
-            """)
+        try workspace.write("sequencer.yml", NewFileTests.cycle)
         let checked = try await workspace.sequencer("check")
         #expect(checked.status == 2)
         let message = try #require(checked.stderr.split(separator: "\n").first { $0.contains("dependency cycle") })

@@ -161,22 +161,26 @@ import Testing
         try FileManager.default.createDirectory(atPath: workspace.path(".sequencer"), withIntermediateDirectories: true)
         try await SequencerJournalForTests.record(at: workspace.journal)
         let options = ServeOptions(journalPath: workspace.journal, port: 0)
-        let server = try Server(options: options)
-        let ready = AsyncStream<Int>.makeStream()
-        let task = Task {
-            try await server.run { url in
-                let port = Int(url.split(separator: ":").last?.filter(\.isNumber) ?? "") ?? 0
-                ready.continuation.yield(port)
-            }
-        }
-        var port = 0
-        for await first in ready.stream {
-            port = first
-            break
-        }
-        defer { task.cancel() }
-        try await body(port, options.token)
-        task.cancel()
-        _ = await task.result
+        try await withRunning(try Server(options: options)) { port in try await body(port, options.token) }
     }
+}
+
+/// Runs `server` in this process, runs `body` with its port, and stops it.
+func withRunning(_ server: Server, _ body: (Int) async throws -> Void) async throws {
+    let ready = AsyncStream<Int>.makeStream()
+    let task = Task {
+        try await server.run { url in
+            let port = Int(url.split(separator: ":").last?.filter(\.isNumber) ?? "") ?? 0
+            ready.continuation.yield(port)
+        }
+    }
+    var port = 0
+    for await first in ready.stream {
+        port = first
+        break
+    }
+    defer { task.cancel() }
+    try await body(port)
+    task.cancel()
+    _ = await task.result
 }

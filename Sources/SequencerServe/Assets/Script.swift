@@ -17,20 +17,54 @@ enum Assets {
     if (text !== undefined) node.textContent = text;
     return node;
   }
+  // A duration in the unit that fits, as the server and the command line write it
+  // (durationText in SequencerOutput): 5ms, 0.4s, 1.2s, 42s, 3m20s, 1h05m.
   function seconds(ms) {
     if (ms === null || ms === undefined) return "-";
-    const s = ms / 1000;
-    if (s < 60) return s.toFixed(2) + "s";
+    const s = Math.max(0, ms / 1000);
+    if (s === 0) return "0ms";
+    const millis = Math.round(s * 1000);
+    if (millis < 1) return "<1ms";
+    if (millis < 100) return millis + "ms";
+    const tenths = Math.round(s * 10);
+    if (tenths < 100) return (tenths / 10).toFixed(1) + "s";
     const whole = Math.round(s);
+    if (whole < 60) return whole + "s";
     if (whole < 3600) return Math.floor(whole / 60) + "m" + String(whole % 60).padStart(2, "0") + "s";
-    return Math.floor(whole / 3600) + "h" + String(Math.floor(whole % 3600 / 60)).padStart(2, "0") + "m";
+    const minutes = Math.round(s / 60);
+    return Math.floor(minutes / 60) + "h" + String(minutes % 60).padStart(2, "0") + "m";
   }
   function statusWords(status) { return words[status] || status; }
   function badge(status) { return el("span", "badge st-" + status, statusWords(status)); }
   function jobURL(run, name) { return "/runs/" + run + "/job?name=" + encodeURIComponent(name); }
 
+  // Graphviz's SVG at its own size fills a corner of a wide panel: it is scaled up (its
+  // aspect kept) to the panel's width, or to the panel's height if that comes first; never
+  // down, so that a large graph keeps legible text and scrolls.
+  function fitGraph(box) {
+    const svg = box.querySelector(":scope > svg");
+    if (!svg) return;
+    if (!svg.dataset.width) {
+      svg.style.width = "";
+      svg.style.height = "";
+      const natural = svg.getBoundingClientRect();
+      if (!natural.width || !natural.height) return;
+      svg.dataset.width = String(natural.width);
+      svg.dataset.height = String(natural.height);
+    }
+    const width = Number(svg.dataset.width), height = Number(svg.dataset.height);
+    const room = box.clientWidth - 2;
+    const tallest = Math.max(200, window.innerHeight * 0.7 - 4);
+    const scale = Math.max(1, Math.min(room / width, tallest / height));
+    svg.style.width = Math.floor(width * scale) + "px";
+    svg.style.height = Math.floor(height * scale) + "px";
+  }
+  function fitGraphs() { for (const box of document.querySelectorAll(".graph")) fitGraph(box); }
+  window.addEventListener("resize", fitGraphs);
+
   if (page === "run") runPage();
   if (page === "job") jobPage();
+  if (page === "workflow") fitGraphs();
 
   // MARK: run page
 
@@ -74,11 +108,14 @@ enum Assets {
             return;
           }
           if (position) line.append(" → ");
+          // A step (its name and time) never breaks: the line wraps between steps only.
+          const item = el("span", "crit-item");
           const link = el("a", "crit-step", job.name);
           link.href = jobURL(data.id, job.name);
-          line.append(link);
+          item.append(link);
           // Absent times are missing keys (undefined), not null: `!= null` covers both.
-          if (job.start != null && job.end != null) line.append(" " + seconds(job.end - job.start));
+          if (job.start != null && job.end != null) item.append(" " + seconds(job.end - job.start));
+          line.append(item);
         });
       }
     }
@@ -153,6 +190,7 @@ enum Assets {
               for (const script of svg.querySelectorAll("script, foreignObject")) script.remove();
               graph.replaceChildren(document.importNode(svg, true));
               graph.dataset.layout = "graphviz";
+              fitGraph(graph);
             }
           } else {
             drawPlainGraph(graph, answer);

@@ -28,6 +28,7 @@ dl.facts dt { color: var(--muted); }
 .badge.st-running { background: var(--run); } .badge.st-cancelled { background: var(--cancel); }
 .badge.st-skipped { background: var(--skip); } .badge.st-upToDate { background: #7f8aa0; }
 .critical-line { margin: 6px 0 0; } .critical-line .crit-step { color: #b35f00; font-weight: 600; }
+.critical-line .crit-item { white-space: nowrap; }
 .graph { overflow: auto; max-height: 70vh; border: 1px solid var(--line); border-radius: 6px; background: #fbfcfe; min-height: 80px; }
 .graph svg { display: block; }
 .graph .node.st-succeeded path, .graph .node.st-succeeded polygon { fill: #c9ecd3; }

@@ -14,7 +14,9 @@ extension RunHistory: RunSource {
     }
 
     public var name: String { "journal \(journal.path)" }
-    public var states: [String] { ["running", "succeeded", "failed", "cancelled", "timedOut", "interrupted"] }
+    public var states: [String] { Self.states }
+    /// A journal's run states.
+    static let states = ["running", "succeeded", "failed", "cancelled", "timedOut", "interrupted"]
     public var resumes: Bool { true }
     public var pollInterval: Duration { .milliseconds(200) }
 

@@ -70,14 +70,13 @@ public final class RunHistory: Sendable {
             runs: summaries, total: total, older: hasMore ? summaries.last?.run.id : nil, workflows: try journal.workflows())
     }
 
-    /// The run being recorded now by another process: the newest, while the journal's lock is held.
+    /// The run being recorded now by another process (see ``SQLiteJournal/recordingRun()``).
     func recordingRun() throws -> Int64? {
-        guard journal.isRecordingElsewhere else { return nil }
-        return try journal.runs(limit: 1).first?.id
+        try journal.recordingRun()
     }
 
     static func state(of run: JournalRun, recording: Int64?) -> String {
-        run.state(recording: run.id == recording)
+        run.state(recordingRun: recording)
     }
 
     /// The run `id` as the run page shows it, read on the calling thread (``run(_:)`` reads on

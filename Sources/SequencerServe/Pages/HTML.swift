@@ -1,4 +1,5 @@
 import Foundation
+import SequencerOutput
 
 /// Pieces of HTML: every text that comes from a run, a file or a request goes through
 /// ``escape(_:)``; the page's script sets text with `textContent` only.
@@ -62,13 +63,10 @@ enum HTML {
         format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
         timeZone: .current, calendar: Calendar(identifier: .gregorian))
 
-    /// `1.25s`, `2m05s`, or `-`.
+    /// `5ms`, `1.2s`, `2m05s` (``durationText(seconds:)``, as the command line and the
+    /// page's script write them), or `-`.
     static func duration(_ seconds: Double?) -> String {
-        guard let seconds else { return "-" }
-        if seconds < 60 { return String(format: "%.2fs", seconds) }
-        let whole = Int(seconds.rounded())
-        if whole < 3600 { return String(format: "%dm%02ds", whole / 60, whole % 60) }
-        return String(format: "%dh%02dm", whole / 3600, whole % 3600 / 60)
+        seconds.map { durationText(seconds: $0) } ?? "-"
     }
 
     /// A status's words: `up to date`, `timed out`, or the status.

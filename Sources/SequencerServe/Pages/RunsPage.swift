@@ -20,7 +20,9 @@ struct RunsPage {
         body += "</select></label> <button type=\"submit\">Filter</button></form>\n"
         body += "<p class=\"count\" id=\"run-count\">\(page.total) run\(page.total == 1 ? "" : "s")</p>\n"
         guard !page.runs.isEmpty else {
-            return HTML.page(title: "Runs", page: "runs", token: token, body: body + "<p class=\"empty\">No runs match.</p>")
+            let none = workflow == nil && state == nil && before == nil
+            let empty = none ? "No runs yet: <code>sequencer run</code> records them here." : "No runs match."
+            return HTML.page(title: "Runs", page: "runs", token: token, body: body + "<p class=\"empty\" id=\"no-runs\">\(empty)</p>")
         }
         body += """
             <table id="runs" class="grid"><thead><tr><th>Run</th><th>State</th><th>Started</th><th>Time</th>\

@@ -52,7 +52,12 @@ struct WorkflowPage {
         return lines.joined(separator: "\n") + "\n}\n"
     }
 
-    func html(token: String, checked: Checked, cycleSVGs: [String?]) -> String {
+    /// The most jobs the page draws a file's graph of (`sequencer graph` prints any).
+    static let drawnJobs = 200
+
+    /// - Parameter graphSVG: Graphviz's drawing of the file's graph, when it has no errors and
+    ///   Graphviz is in use; else the page lists each job's needs.
+    func html(token: String, checked: Checked, cycleSVGs: [String?], graphSVG: String? = nil) -> String {
         var body = "<h1>Workflow</h1>"
         if known.count > 1 {
             body += "<form class=\"filters\" method=\"get\" action=\"/workflow\"><label>File <select name=\"file\">"
@@ -65,6 +70,7 @@ struct WorkflowPage {
         if let file = checked.file {
             let lanes = file.lanes.isEmpty ? "" : ", \(file.lanes.count) lane\(file.lanes.count == 1 ? "" : "s")"
             body += "<p id=\"workflow-summary\">\(HTML.badge("succeeded")) No errors: \(file.jobs.count) job\(file.jobs.count == 1 ? "" : "s")\(lanes).</p>"
+            body += Self.graph(of: file, svg: graphSVG)
         } else {
             body += "<p id=\"workflow-summary\">\(HTML.badge("failed")) \(checked.errors.count) error\(checked.errors.count == 1 ? "" : "s"): it cannot run.</p>"
         }
@@ -90,6 +96,20 @@ struct WorkflowPage {
             body += "</section>"
         }
         return HTML.page(title: "Workflow", page: "workflow", token: token, body: body)
+    }
+
+    /// The file's job graph: Graphviz's drawing, or else each job with what it needs.
+    static func graph(of file: WorkflowFile, svg: String?) -> String {
+        var html = "<section class=\"panel\"><h2>Graph</h2>"
+        if file.jobs.count > drawnJobs {
+            return html + "<p class=\"note\" id=\"workflow-graph-note\">\(file.jobs.count) jobs: more than the \(drawnJobs) drawn here. `sequencer graph` prints the whole graph.</p></section>"
+        }
+        if let svg { return html + "<div id=\"workflow-graph\" class=\"graph\" data-layout=\"graphviz\">\(svg)</div></section>" }
+        html += "<table id=\"workflow-graph\" class=\"grid\" data-layout=\"plain\"><thead><tr><th>Job</th><th>Needs</th><th>Lane</th></tr></thead><tbody>"
+        for job in file.jobs {
+            html += "<tr><td>\(HTML.escape(job.name))</td><td>\(HTML.escape(job.needs.map(\.name).joined(separator: ", ")))</td><td>\(HTML.escape(job.lane ?? ""))</td></tr>"
+        }
+        return html + "</tbody></table></section>"
     }
 
     /// `file:line:column: error: message`, the lines around it with the column marked, then

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import SequencerJournal
 import SequencerQueue
+import SequencerWorkflowFile
 
 /// `sequencer serve`: the pages of a journal's runs, or of a durable queue's, on 127.0.0.1
 /// unless told otherwise.
@@ -16,28 +17,33 @@ public struct Server: Sendable {
     let options: ServeOptions
     /// Where the runs come from.
     public let source: any RunSource
-    /// The journal, when the runs come from one: compare, history, reasons and resume need it.
-    let history: RunHistory?
     let graphviz: Graphviz
     let port = Locked<Int?>(nil)
 
-    /// A server of the journal at `options.journalPath`.
-    /// - Throws: ``JournalError`` when the journal cannot be read.
+    /// A server of the journal at `options.journalPath`. When there is none yet (the workflow
+    /// file never ran), the pages show no runs, and the workflow page the file, until a run
+    /// creates it; serving creates nothing.
+    /// - Throws: ``JournalError`` when the journal is there but cannot be read.
     public init(options: ServeOptions) throws {
-        let history = try RunHistory(journalPath: options.journalPath)
-        self.init(options: options, source: history, history: history)
+        if FileManager.default.fileExists(atPath: options.journalPath) {
+            self.init(options: options, source: try RunHistory(journalPath: options.journalPath))
+        } else {
+            self.init(options: options, source: UnrecordedJournal(path: options.journalPath))
+        }
     }
 
     /// A server of the runs of `source`.
     public init(options: ServeOptions, source: any RunSource) {
-        self.init(options: options, source: source, history: source as? RunHistory)
-    }
-
-    private init(options: ServeOptions, source: any RunSource, history: RunHistory?) {
         self.options = options
         self.source = source
-        self.history = history
         graphviz = Graphviz(executable: options.graphviz)
+    }
+
+    /// The journal, when the runs come from one (and, for a file that never ran, once a run
+    /// has created it): compare, history, reasons and resume need it.
+    var history: RunHistory? {
+        if let history = source as? RunHistory { return history }
+        return try? (source as? UnrecordedJournal)?.history()
     }
 
     /// Serves until the process is interrupted; `ready` gets the page's address once the
@@ -203,7 +209,11 @@ public struct Server: Sendable {
         for (number, cycle) in WorkflowPage.cycles(in: checked.errors).enumerated() {
             svgs.append(try? await graphviz.svg(of: WorkflowPage.dot(cycle: cycle, number: number)))
         }
-        return Self.html(WorkflowPage(path: path, known: known).html(token: options.token, checked: checked, cycleSVGs: svgs))
+        var graph: String?
+        if let file = checked.file, file.jobs.count <= WorkflowPage.drawnJobs {
+            graph = try? await graphviz.svg(of: file.graph(.dot))
+        }
+        return Self.html(WorkflowPage(path: path, known: known).html(token: options.token, checked: checked, cycleSVGs: svgs, graphSVG: graph))
     }
 
     // MARK: - Responses
