@@ -85,7 +85,7 @@ struct RunSession {
                         // A job that printed nothing has no output file.
                         output: FileManager.default.fileExists(atPath: attempt.outputPath) ? attempt.outputPath : nil)
                 },
-                upToDate: upToDate)
+                upToDate: upToDate, durations: lastDurations())
         } catch {
             printError(error.description)
             throw ExitCode(ExitStatus.invalid)
@@ -225,6 +225,18 @@ struct RunSession {
             "status": "succeeded", "duration": "\(duration)", "globWalks": "\(globWalks)", "started": "none, all up to date",
         ])
         RunSummary.printAllUpToDate(jobs: jobs.count, duration: duration, to: console)
+    }
+
+    /// How long each job took in its last successful attempt, from the journal (empty without
+    /// one, or if it cannot be read: the jobs then start in file order). Read only when jobs run.
+    private func lastDurations() -> [String: Duration] {
+        guard let recorder else { return [:] }
+        do {
+            return try recorder.journal.lastSuccessDurations(workflow: Self.key(of: file)).mapValues { .nanoseconds($0) }
+        } catch {
+            log.debug("cannot read the jobs' last durations", metadata: ["error": "\(error)"])
+            return [:]
+        }
     }
 
     /// The up-to-date checks, when the run is journaled and some job has outputs.

@@ -101,6 +101,28 @@ extension SQLiteJournal {
         }
     }
 
+    /// How long each job of `workflow` took in its last successful attempt, in nanoseconds, by
+    /// job: one query over the runs the journal keeps. A run's scheduler reads it to start
+    /// the jobs with the longest remaining path first; a no-op run does not need it.
+    public func lastSuccessDurations(workflow: String) throws -> [String: Int64] {
+        try read { db in
+            var durations: [String: Int64] = [:]
+            // SQLite gives the other columns of the row holding MAX(run_id): each job's latest success.
+            let rows = try Row.fetchCursor(
+                db, sql: """
+                    SELECT name, ended_at - started_at, MAX(run_id) FROM attempts
+                    WHERE exit_code = 0 AND run_id IN (SELECT id FROM runs WHERE workflow = ?)
+                    GROUP BY name
+                    """,
+                arguments: [workflow])
+            while let row = try rows.next() {
+                let duration: Int64 = row[1]
+                durations[row[0]] = max(0, duration)
+            }
+            return durations
+        }
+    }
+
     /// The state the files were in when every job of `workflow` was last found up to date
     /// (encoded by `UpToDateState`), if it is still kept: any change to the workflow's
     /// fingerprints drops it.

@@ -21,12 +21,7 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
     }
 
     private func errors(_ text: String) -> [String] {
-        do {
-            _ = try parse(text)
-            return []
-        } catch {
-            return error.diagnostics.map { "\($0.location) \($0.message)" }
-        }
+        parseErrors(text, path: directory.file("sequencer.yml"))
     }
 
     @Test func aTemplateOverFilesMakesAJobPerFileAndAFamily() throws {

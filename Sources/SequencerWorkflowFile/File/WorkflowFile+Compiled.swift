@@ -8,8 +8,9 @@ import Sequencer
 /// anything else, or anything damaged, and the caller parses the file instead. The file's path
 /// and directory are not in it: they come from where the file is now.
 extension WorkflowFile {
-    /// Changes whenever the form does, so an older form is never misread.
-    static let compiledFormat: UInt32 = 3
+    /// Changes whenever the form does, so an older form is never misread; and whenever what
+    /// decoding makes of a text does (4: `${needs.outputs}` is expanded, where a copy of 3 kept it).
+    static let compiledFormat: UInt32 = 4
     static let compiledMagic: UInt32 = 0x5351_4746  // "SQGF"
 
     /// The file in the compiled form.

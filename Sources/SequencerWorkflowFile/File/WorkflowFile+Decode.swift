@@ -54,6 +54,7 @@ extension WorkflowFile {
             }
             WorkflowFile.checkNames(&file, laneFiles: laneFiles, reader: &parts[main].reader)
             WorkflowFile.checkReferences(&file, emptyTemplates: templates.filter { $0.jobs == 0 }.map(\.name), reader: &parts[main].reader)
+            WorkflowFile.expandNeedsOutputs(&file, reader: &parts[main].reader)
             return file
         }
 

@@ -14,8 +14,9 @@ import Foundation
 public struct ShellWorkflow: Sendable {
     /// The file the jobs come from.
     public let file: WorkflowFile
-    /// The jobs, ready to start. Jobs of a lane start in file order, except that a job is
-    /// never placed after one that needs it.
+    /// The jobs, ready to start, added in ``StartOrder`` (file order when no durations are
+    /// given). Jobs of a lane start in file order, except that a job is never placed after one
+    /// that needs it.
     public let workflow: Workflow
     /// Every attempt of every job, as it ends.
     public let log: AttemptLog
@@ -38,9 +39,12 @@ public struct ShellWorkflow: Sendable {
     ///   does not cause).
     ///   - upToDate: decides whether a job is up to date before its first attempt (it is then
     ///     skipped as up to date), and hears of its success; nil runs every job.
+    ///   - durations: how long each job took in its last successful attempt, by job name: when
+    ///     more jobs are ready than workers, the one with the longest remaining path starts
+    ///     first (see ``StartOrder``). Empty: in file order.
     public init(
         file: WorkflowFile, runner: ProcessRunner, outputDirectory: String, log: AttemptLog = AttemptLog(),
-        environment: [String: String]? = nil, upToDate: (any UpToDateCheck)? = nil
+        environment: [String: String]? = nil, upToDate: (any UpToDateCheck)? = nil, durations: [String: Duration] = [:]
     ) throws(WorkflowFileError) {
         self.file = file
         self.log = log
@@ -55,7 +59,7 @@ public struct ShellWorkflow: Sendable {
         var workflow = Workflow()
         workflow.reserveCapacity(file.jobs.count)
         for lane in file.lanes { workflow.lane(lane.name, width: lane.width, ordered: lane.ordered) }
-        for job in Self.needsFirst(file.jobs) {
+        for job in StartOrder.ordered(file.jobs, durations: durations) {
             var variables = base.merging(job.environment) { $1 }
             variables["SEQUENCER_JOB"] = job.name
             environments[job.name] = variables
