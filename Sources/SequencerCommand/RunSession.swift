@@ -43,6 +43,8 @@ struct RunSession {
         let interrupts = Interrupts(first: { control.stop(interrupted: true) }, again: { runner.signalAll(SIGKILL) })
         guard let report = try await run(control: control, stopSignals: { interrupts.stop() }) else { return }
         if control.interrupted { throw ExitCode(ExitStatus.interrupted) }
+        // The jobs ran, but the journal was found damaged while recording: said as an error.
+        if recorder?.writeError?.code == .damaged { throw ExitCode(ExitStatus.invalid) }
         if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
     }
 
@@ -129,7 +131,9 @@ struct RunSession {
             "status": "\(report.status)", "duration": "\(report.duration)", "globWalks": "\(expansions.walks)",
         ])
         if let error = recorder?.writeError {
-            printError("warning: the run could not be recorded in full: \(error)")
+            printError(error.code == .damaged
+                ? "error: the run could not be recorded in full (recording stopped): \(error)"
+                : "warning: the run could not be recorded in full: \(error)")
         }
 
         let summary = RunSummary(report: report, shell: shell, interrupted: control.interrupted)

@@ -4,8 +4,12 @@ public struct JournalError: Error, Sendable, CustomStringConvertible {
         let name: String
         public var description: String { name }
 
-        /// The file is not a Sequencer journal, or it is damaged.
+        /// The file is not a Sequencer journal, or cannot be read for another reason.
         public static let unreadable = Code(name: "unreadable")
+        /// SQLite found the file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, or a failed check),
+        /// now or in an earlier command: nothing more is written to it.
+        /// ``SQLiteJournal/setAside(path:)`` (`sequencer gc --set-aside`) moves it away.
+        public static let damaged = Code(name: "damaged")
         /// The journal was written by a newer Sequencer, with a schema this one does not know.
         public static let newerVersion = Code(name: "newerVersion")
         /// Another process is writing to the journal now.

@@ -28,9 +28,17 @@ final class JournalLock: Sendable {
     }
 
     /// Takes the lock, or throws ``JournalError/Code/busy`` naming the process that holds it.
-    /// Returns the holder's number, for ``release(_:)``.
+    /// Returns the holder's number, for ``release(_:cleanly:)``.
     @discardableResult
     func acquire(journal: String) throws -> UInt64 {
+        try acquireNoting(journal: journal).holder
+    }
+
+    /// Takes the lock, as ``acquire(journal:)``, and tells whether the last holder ended
+    /// without letting it go: its process died while it held the lock (killed, or the machine
+    /// stopped), since a holder that lets go empties the file, and one that dies leaves its
+    /// process ID there.
+    func acquireNoting(journal: String) throws -> (holder: UInt64, endedUncleanly: Bool) {
         try state.withLock { state in
             guard state.holder == 0 else {
                 throw JournalError(code: .busy, path: journal, message: "this journal is already recording a run")
@@ -48,12 +56,13 @@ final class JournalLock: Sendable {
                 let who = holder.map { "process \($0)" } ?? "another process"
                 throw JournalError(code: .busy, path: journal, message: "\(who) is recording a run in this journal")
             }
+            let endedUncleanly = Self.readHolder(fd) != nil
             let pid = "\(getpid())\n"
             _ = ftruncate(fd, 0)
             _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
             state.holder = state.next
             state.next += 1
-            return state.holder
+            return (state.holder, endedUncleanly)
         }
     }
 
@@ -110,10 +119,13 @@ final class JournalLock: Sendable {
     func holdingProcess() -> Int32? { heldElsewhere()?.process }
 
     /// Lets the lock go, if `holder` still holds it (a holder that let it go, and was then
-    /// followed by another, does not take it from the next).
-    func release(_ holder: UInt64) {
+    /// followed by another, does not take it from the next). A clean release empties the file,
+    /// so that the next holder knows this one ended well; `cleanly: false` leaves the process
+    /// ID, so that the next holder checks the file as after a crash.
+    func release(_ holder: UInt64, cleanly: Bool = true) {
         state.withLock { state in
             guard state.descriptor >= 0, state.holder != 0, state.holder == holder else { return }
+            if cleanly { _ = ftruncate(state.descriptor, 0) }
             _ = flock(state.descriptor, LOCK_UN)
             state.holder = 0
         }

@@ -82,7 +82,8 @@ public struct JournalSnapshot: Sendable {
         do {
             return try read(SQLiteJournal(path: directory + "/journal.sqlite"), workflow: workflow)
         } catch let error as JournalError {
-            // Name the journal, not its copy.
+            // Name the journal, not its copy; the copy's damage is the journal's.
+            if error.code == .damaged { throw SQLiteJournal.damaged(path: path, reason: "a copy of it read as damaged") }
             throw JournalError(code: error.code, path: path, message: error.message)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import SequencerSQLite
 
 extension SQLiteJournal {
     /// Opens the journal at `path` for reading only, as `sequencer serve` does: nothing is
@@ -12,6 +13,7 @@ extension SQLiteJournal {
         guard FileManager.default.fileExists(atPath: path) else {
             throw JournalError(code: .unreadable, path: path, message: "there is no journal here (no run has been recorded with it)")
         }
+        if let reason = Damage.marked(path) { throw Self.damaged(path: path, reason: reason, marking: false) }
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(10)
@@ -37,6 +39,8 @@ extension SQLiteJournal {
             }
         } catch let error as JournalError {
             throw error
+        } catch where Damage.isDamage(error) {
+            throw Self.damaged(path: path, reason: Self.describe(error))
         } catch {
             throw JournalError(code: .unreadable, path: path, message: "cannot read the journal (it is damaged, or not a journal): \(Self.describe(error))")
         }

@@ -154,7 +154,7 @@ extension SQLiteJournal {
     /// the workflow, not to a run.
     /// - Throws: ``JournalError/Code/busy`` while another process records a run.
     public func deleteRuns(keeping keep: Int, workflow: String? = nil) throws -> [JournalRun] {
-        let holder = try lock.acquire(journal: path)
+        let holder = try acquireForWriting()
         defer { lock.release(holder) }
         let doomed = try read { db in
             if let workflow {

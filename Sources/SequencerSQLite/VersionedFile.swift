@@ -14,8 +14,11 @@ package struct VersionedFile: Sendable {
         case foreign
         /// Written by a newer Sequencer: its schema version, or a migration this one lacks.
         case newer(version: Int)
-        /// SQLite could not read it, or a migration failed.
+        /// SQLite found it damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
         case damaged(String)
+        /// Opening or migrating it failed every time, for another reason (a read-only file, a
+        /// full disk): SQLite's words.
+        case unusable(String)
     }
 
     package let applicationID: Int32
@@ -45,7 +48,8 @@ package struct VersionedFile: Sendable {
     /// Processes that open a new or older file at the same moment may all try to create or
     /// migrate it, and see its schema change under them: a statement fails ("table ... already
     /// exists", "no such table"), its transaction rolls back, and the open is tried again from
-    /// the start, which finds the others' work done. A file that fails every time is damaged.
+    /// the start, which finds the others' work done. A file that fails every time is unusable;
+    /// a file SQLite calls damaged is not tried again.
     package func open(_ database: DatabaseQueue) throws(Problem) {
         var tries = 0
         while true {
@@ -54,9 +58,12 @@ package struct VersionedFile: Sendable {
                 return
             } catch let problem as Problem {
                 throw problem
+            } catch where Damage.isDamage(error) {
+                // SQLite's own word: trying again would only read the same damage.
+                throw .damaged(Self.describe(error))
             } catch {
                 tries += 1
-                if tries >= 5 { throw .damaged(Self.describe(error)) }
+                if tries >= 5 { throw .unusable(Self.describe(error)) }
             }
         }
     }
@@ -92,5 +99,17 @@ package struct VersionedFile: Sendable {
     package static func describe(_ error: any Error) -> String {
         if let error = error as? DatabaseError { return error.message ?? error.resultCode.description }
         return "\(error)"
+    }
+}
+
+extension VersionedFile.Problem: CustomStringConvertible {
+    /// The problem in words, for a message that names the file.
+    package var description: String {
+        switch self {
+        case .notSQLite: "not an SQLite database"
+        case .foreign: "an SQLite database of another program"
+        case .newer(let version): "schema version \(version), newer than this Sequencer knows"
+        case .damaged(let reason), .unusable(let reason): reason
+        }
     }
 }

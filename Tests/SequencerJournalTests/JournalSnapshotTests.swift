@@ -39,6 +39,7 @@ import Testing
         #expect(try JournalSnapshot.read(path: directory.file("journal.sqlite"), workflow: "w") == nil)
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: directory.file("other.sqlite")))
         #expect(throws: JournalError.self) { try JournalSnapshot.read(path: directory.file("other.sqlite"), workflow: "w") }
-        #expect(try files(in: directory).keys.sorted() == ["other.sqlite"])
+        // The file is left as it was; beside it, the marker that it was found damaged.
+        #expect(try files(in: directory).keys.sorted() == ["other.sqlite", "other.sqlite.damage"])
     }
 }

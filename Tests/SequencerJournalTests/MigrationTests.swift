@@ -160,14 +160,14 @@ import Testing
 
     @Test(arguments: [
         ("text", Data("this is not a database\n".utf8), "not an SQLite database"),
-        ("header then noise", Data("SQLite format 3\0".utf8) + Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }), "cannot read"),
+        ("header then noise", Data("SQLite format 3\0".utf8) + Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }), "is damaged"),
     ])
     func aFileThatIsNotAJournalIsRefusedAndLeftAlone(name: String, contents: Data, message: String) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("journal.sqlite")
         try contents.write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: JournalError.self, "\(name)") { try SQLiteJournal(path: path) }
-        #expect(error?.code == .unreadable)
+        #expect(error?.code == .damaged)
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
     }
@@ -190,7 +190,7 @@ import Testing
             // Opening may succeed when the damage lies in pages not read yet: reading finds it.
             #expect(throws: JournalError.self) { _ = try journal.jobs(of: 1); _ = try journal.runs() }
         } catch let error as JournalError {
-            #expect(error.code == .unreadable)
+            #expect(error.code == .damaged)
         }
     }
 }

@@ -97,4 +97,29 @@ import Testing
         #expect(try await reopened.job(ids[49])?.state == .available)
         #expect(try reopened.integrityProblems().isEmpty)
     }
+
+    /// A damaged file is refused at the open (checked there: a queue's work matters), with its
+    /// path and the commands that recover what can be read; nothing is written to it.
+    @Test func aDamagedQueueIsRefusedAtTheOpenAndNamesTheWayToRecover() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("q.sqlite")
+        let store = try SQLiteQueueStore(path: path)
+        _ = try await store.enqueue((0..<5).map { _ in StoreSteps.job() }, now: 0)
+        try await store.close()
+        let root = try await DatabaseQueue(path: path).read { db in
+            try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'jobs'")
+        }
+        try SQLiteDamage.overwritePage(try #require(root), of: path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for attempt in ["finds it", "is told by the marker"] {
+            let error = await #expect(throws: QueueError.self, "\(attempt)") {
+                _ = try await DurableQueue(store: .sqlite(path: path))
+            }
+            #expect(error?.location == path)
+            #expect(error?.message.contains("damaged") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("sequencer gc --recover --queue \(path)") == true, "\(error?.message ?? "")")
+        }
+        #expect(FileManager.default.fileExists(atPath: path + ".damage"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import Sequencer
+internal import SequencerSQLite
 
 /// A durable queue in one SQLite file (WAL mode): the embedded default, with no server. Several
 /// processes on one machine may work the same file; a claim takes SQLite's write lock, so two
@@ -22,7 +23,9 @@ public final class SQLiteQueueStore: QueueStore {
     ///     too, at the cost of a sync per commit.
     public init(path: String, synchronous: Synchronous = .normal) throws {
         self.path = path
+        if let reason = Damage.marked(path) { throw StoreFile.damaged(path: path, reason: reason, marking: false) }
         try StoreFile.checkHeader(path)
+        let existed = FileManager.default.fileExists(atPath: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "sequencer-queue"
@@ -31,8 +34,9 @@ public final class SQLiteQueueStore: QueueStore {
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
-            throw StoreFile.error(.damaged(Self.describe(error)), path: path)
+            throw StoreFile.error(Damage.isDamage(error) ? .damaged(Self.describe(error)) : .unusable(Self.describe(error)), path: path)
         }
+        if existed { try StoreFile.checkForDamage(database, path: path) }
         try StoreFile.open(database, path: path)
     }
 
@@ -198,8 +202,29 @@ public final class SQLiteQueueStore: QueueStore {
 
     /// Checks the whole file (`PRAGMA integrity_check`); returns the problems found.
     public func integrityProblems() throws -> [String] {
-        let rows = try database.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-        return rows == ["ok"] ? [] : rows
+        let problems = try database.read { db in try Damage.integrityCheck(db) }
+        if !problems.isEmpty { Damage.mark(path, reason: Damage.summary(problems)) }
+        return problems
+    }
+
+    /// Copies what still reads of the damaged queue file at `path` into a new file beside it
+    /// (`PATH.recovered`), table by table (see `VersionedFile.salvage`); the damaged file is
+    /// opened read-only and left as it is.
+    /// - Returns: Where the new file is, the rows copied by table, and what was lost, in words.
+    /// - Throws: ``QueueError`` when the new file exists already, or nothing can be read.
+    package static func recover(from path: String) throws -> (path: String, copied: [String: Int], lost: [String]) {
+        let target = StoreFile.recoveredPath(path)
+        guard !FileManager.default.fileExists(atPath: target) else {
+            throw QueueError(code: .invalidOption, location: target, message: "a recovered copy is here already; move it away first")
+        }
+        let file = VersionedFile(applicationID: QueueSchema.applicationID, current: QueueSchema.current, migrator: QueueSchema.migrator())
+        do {
+            let salvage = try file.salvage(from: path, into: target)
+            return (target, Dictionary(salvage.copied, uniquingKeysWith: +), salvage.lost)
+        } catch {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: target + suffix) }
+            throw QueueError(code: .unreadable, location: path, message: "nothing could be recovered: \(error)")
+        }
     }
 
     /// The schema version of the file, after opening (and migrating) it.
@@ -210,6 +235,8 @@ public final class SQLiteQueueStore: QueueStore {
     // MARK: - Database access
 
     func write<T: Sendable>(asTransaction: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        // Nothing is written into a file found damaged, by this process or another.
+        if let reason = Damage.marked(path) { throw StoreFile.damaged(path: path, reason: reason, marking: false) }
         do {
             guard asTransaction else { return try await database.writeWithoutTransaction(body) }
             // Claims and ends read, then write: the transaction takes the write lock from the
@@ -227,6 +254,8 @@ public final class SQLiteQueueStore: QueueStore {
             throw error
         } catch let error as CancellationError {
             throw error
+        } catch where Damage.isDamage(error) {
+            throw StoreFile.damaged(path: path, reason: Self.describe(error))
         } catch {
             throw QueueError(code: .database, location: path, message: "writing the queue failed: \(Self.describe(error))")
         }
@@ -239,6 +268,8 @@ public final class SQLiteQueueStore: QueueStore {
             throw error
         } catch let error as CancellationError {
             throw error
+        } catch where Damage.isDamage(error) {
+            throw StoreFile.damaged(path: path, reason: Self.describe(error))
         } catch {
             throw QueueError(code: .database, location: path, message: "reading the queue failed: \(Self.describe(error))")
         }

@@ -33,7 +33,40 @@ enum StoreFile {
                 code: .newerVersion, location: path,
                 message: "the queue has schema version \(version), newer than this Sequencer knows (\(QueueSchema.current)); use a newer Sequencer; the file was left untouched")
         case .damaged(let reason):
-            QueueError(code: .unreadable, location: path, message: "cannot read the queue (it is damaged, or not a queue): \(reason); it was left untouched")
+            damaged(path: path, reason: reason)
+        case .unusable(let reason):
+            QueueError(code: .unreadable, location: path, message: "cannot open the queue: \(reason); it was left as it is")
         }
+    }
+
+    /// The error for a queue file SQLite found damaged; leaves the marker that keeps every
+    /// later open from using it (unless `marking` is false). The message names the commands
+    /// that recover what can still be read, into a new file.
+    static func damaged(path: String, reason: String, marking: Bool = true) -> QueueError {
+        if marking { Damage.mark(path, reason: reason) }
+        return QueueError(
+            code: .unreadable, location: path,
+            message: "the queue is damaged (SQLite: \(reason)); it was left as it is, and nothing is written to it. "
+                + "To copy what can still be read into a new file (this one stays as it is): "
+                + "sequencer gc --recover --queue \(path), which writes \(recoveredPath(path)) and says what was lost; "
+                + "then, with every worker stopped, move this file aside (with its -wal and -shm files, if any) and the new one into its place")
+    }
+
+    /// Where ``SQLiteQueueStore/recover(from:)`` writes what it reads of a damaged file.
+    static func recoveredPath(_ path: String) -> String { path + ".recovered" }
+
+    /// Refuses a file marked damaged by an earlier command, and checks the file
+    /// (`PRAGMA quick_check`, O(file size)): a queue holds work that matters, and a worker opens
+    /// it once, so it is checked at every open.
+    static func checkForDamage(_ database: DatabaseQueue, path: String) throws(QueueError) {
+        if let reason = Damage.marked(path) { throw damaged(path: path, reason: reason, marking: false) }
+        let problems: [String]
+        do {
+            problems = try database.read { db in try Damage.quickCheck(db) }
+        } catch {
+            if Damage.isDamage(error) { throw damaged(path: path, reason: VersionedFile.describe(error)) }
+            throw QueueError(code: .database, location: path, message: "checking the queue failed: \(VersionedFile.describe(error))")
+        }
+        if !problems.isEmpty { throw damaged(path: path, reason: Damage.summary(problems)) }
     }
 }
