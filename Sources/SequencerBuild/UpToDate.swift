@@ -52,8 +52,9 @@ public final class UpToDate: UpToDateCheck {
     ///     recorder, or a durable queue's.
     ///   - force: Whether every job runs, up to date or not (their fingerprints are still recorded).
     ///   - explain: Called with a job's name and why it runs, for `--explain`.
-    ///   - warn: Called with each problem of a depfile read after a success (a warning: the
-    ///     job then runs every time until its depfile can be read).
+    ///   - warn: Called with each problem of a depfile read after a success, and with each
+    ///     declared output a job that succeeded did not write (warnings: the job then runs
+    ///     every time until it is mended).
     public init(
         file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions,
         recorder: any FingerprintRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?,
@@ -236,7 +237,16 @@ public final class UpToDate: UpToDateCheck {
         // The outputs as this success left them: kept with the fingerprint, not part of it.
         var outputs: [String: String] = [:]
         let directory = file.directory(of: job)
-        for output in job.outputs { outputs[output] = FileHasher.describeStamp(of: resolve(output, in: directory)) }
+        for entry in job.outputEntries {
+            let stamp = FileHasher.describeStamp(of: resolve(entry.path, in: directory))
+            outputs[entry.path] = stamp
+            // Missing, it makes the job run every time: say so, as for a depfile not written.
+            if stamp == "none" {
+                warn?(Diagnostic(
+                    file: job.definedIn, location: entry.location, severity: .warning,
+                    message: "job '\(job.name)' succeeded without writing its output \(entry.path); it will run every time until it writes it"))
+            }
+        }
         if let last = stored[job.name], last.fingerprint == fingerprint, last.outputs == outputs { return }
         recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts.dictionary, outputs: outputs)
     }

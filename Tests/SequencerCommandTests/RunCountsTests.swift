@@ -84,6 +84,25 @@ struct RunCountsTests {
         let after = try #require(try await cli.run(["runs", "--json"]).jsonArray().first)
         #expect(after["succeeded"] as? Int == 3 && after["unfinished"] as? Int == 0, "\(after)")
     }
+
+    /// A job that succeeds without writing a declared output reruns every time: it is warned
+    /// about, as a depfile that was not written is.
+    @Test func anOutputNotWrittenIsAWarning() async throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.write("sequencer.yml", """
+            jobs:
+              gen:
+                run: echo made > made.txt
+                outputs: [made.txt, forgotten.txt]
+            """)
+        let result = try await cli.run(["run"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stderr.contains(
+            "sequencer.yml:4:25: warning: job 'gen' succeeded without writing its output forgotten.txt; it will run every time until it writes it"),
+            "\(result.output)")
+        #expect(!result.stderr.contains("made.txt;"), "\(result.output)")
+    }
 }
 
 /// `show last --json` of the file in `cli`'s directory, read while a run may be going on.
