@@ -52,8 +52,9 @@ public final class UpToDate: UpToDateCheck {
     ///     recorder, or a durable queue's.
     ///   - force: Whether every job runs, up to date or not (their fingerprints are still recorded).
     ///   - explain: Called with a job's name and why it runs, for `--explain`.
-    ///   - warn: Called with each problem of a depfile read after a success (a warning: the
-    ///     job then runs every time until its depfile can be read).
+    ///   - warn: Called with each problem of a depfile read after a success, and with each
+    ///     declared output a job that succeeded did not write (warnings: the job then runs
+    ///     every time until it is mended).
     public init(
         file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions,
         recorder: any FingerprintRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?,
@@ -90,6 +91,18 @@ public final class UpToDate: UpToDateCheck {
         guard let reason else { return true }
         explain?(job.name, reason)
         return false
+    }
+
+    /// The parts of the fingerprint ``isUpToDate(_:)`` computed for the job `name`, nil before it
+    /// was checked: for ``DryRun``, which tells which of them a run could change.
+    func checkedParts(of name: String) -> [String: String]? {
+        computed.withLock { $0[name]?.parts.dictionary }
+    }
+
+    /// Why an output of `job` is not as its last success left it; nil when they all are, or
+    /// when it has no recorded success.
+    func changedOutput(of job: WorkflowFile.Job) -> String? {
+        stored[job.name].flatMap { changedOutput(of: job, since: $0) }
     }
 
     /// Whether every job of the file is up to date, decided before any runs: in one pass over
@@ -224,7 +237,16 @@ public final class UpToDate: UpToDateCheck {
         // The outputs as this success left them: kept with the fingerprint, not part of it.
         var outputs: [String: String] = [:]
         let directory = file.directory(of: job)
-        for output in job.outputs { outputs[output] = FileHasher.describeStamp(of: resolve(output, in: directory)) }
+        for entry in job.outputEntries {
+            let stamp = FileHasher.describeStamp(of: resolve(entry.path, in: directory))
+            outputs[entry.path] = stamp
+            // Missing, it makes the job run every time: say so, as for a depfile not written.
+            if stamp == "none" {
+                warn?(Diagnostic(
+                    file: job.definedIn, location: entry.location, severity: .warning,
+                    message: "job '\(job.name)' succeeded without writing its output \(entry.path); it will run every time until it writes it"))
+            }
+        }
         if let last = stored[job.name], last.fingerprint == fingerprint, last.outputs == outputs { return }
         recorder.recordFingerprint(job: job.name, fingerprint: fingerprint, parts: parts.dictionary, outputs: outputs)
     }
@@ -411,63 +433,6 @@ final class OutputCheck: Sendable {
         stopped.store(true, ordering: .relaxed)
         done.wait()
         done.signal()
-    }
-}
-
-/// The jobs of a file by position, with the positions of each job's needs, for a pass over
-/// every job that looks its needs up by position rather than by name.
-struct JobGraph {
-    /// The positions of the jobs, each after the jobs it needs: the order of
-    /// `ShellWorkflow.needsFirst(_:)` (the same walk).
-    private(set) var needsFirst: [Int] = []
-    /// The positions of the needs of every job, one after another (`needStarts` says where
-    /// each job's begin): of a job's `needs`, those that name a job of the file, in order.
-    private var needPositions: [Int] = []
-    private var needStarts: [Int] = [0]
-
-    /// - Complexity: O(jobs + needs).
-    init(_ jobs: [WorkflowFile.Job]) {
-        var index: [String: Int] = [:]
-        index.reserveCapacity(jobs.count)
-        for (position, job) in jobs.enumerated() where index[job.name] == nil { index[job.name] = position }
-        needStarts.reserveCapacity(jobs.count + 1)
-        var complete = true
-        for job in jobs {
-            for need in job.needs {
-                if let position = index[need.name] { needPositions.append(position) } else { complete = false }
-            }
-            needStarts.append(needPositions.count)
-        }
-        // The walk of `ShellWorkflow.needsFirst(_:)`, over positions: a need naming no job of
-        // the file is passed over, as there.
-        var placed = [Bool](repeating: false, count: jobs.count)
-        needsFirst.reserveCapacity(jobs.count)
-        var stack: [(job: Int, next: Int)] = []
-        for root in jobs.indices where !placed[root] {
-            stack.append((root, needStarts[root]))
-            placed[root] = true
-            while let top = stack.last {
-                if top.next < needStarts[top.job + 1] {
-                    stack[stack.count - 1].next += 1
-                    let need = needPositions[top.next]
-                    if !placed[need] {
-                        placed[need] = true
-                        stack.append((need, needStarts[need]))
-                    }
-                    continue
-                }
-                stack.removeLast()
-                needsFirst.append(top.job)
-            }
-        }
-        // A need that names no job of the file (never the case in a checked file) would shift
-        // the positions of a job's needs: they are looked up by name then.
-        if !complete { needStarts = [Int](repeating: 0, count: jobs.count + 1); needPositions = [] }
-    }
-
-    /// The positions of the needs of the job at `position`, in the order of its `needs`.
-    func needs(of position: Int) -> ArraySlice<Int> {
-        needPositions[needStarts[position]..<needStarts[position + 1]]
     }
 }
 

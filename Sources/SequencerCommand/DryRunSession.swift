@@ -39,16 +39,21 @@ struct DryRunSession {
         write(options.json ? Self.json(plan, file: file.path) : Self.text(plan), to: STDOUT_FILENO)
     }
 
-    /// `would run  compile-a: input src/a.c changed` or `up to date compile-b` per job, then
-    /// `sequencer: 1 of 2 jobs would run`.
+    /// `would run  compile-a: input src/a.c changed`, `may run    link: if 'compile-a', which
+    /// would run, changes input obj/a.o` or `up to date compile-b` per job, then
+    /// `sequencer: 1 of 3 jobs would run, 1 may run`.
     static func text(_ plan: [DryRun.Job]) -> String {
-        var lines = plan.map { $0.runs ? "would run  \($0.name): \($0.reason)" : "up to date \($0.name)" }
+        var lines = plan.map {
+            $0.runs ? "would run  \($0.name): \($0.reason)" : $0.mayRun ? "may run    \($0.name): \($0.reason)" : "up to date \($0.name)"
+        }
         let count = plan.count { $0.runs }
-        lines.append("sequencer: \(count) of \(plan.count) job\(plan.count == 1 ? "" : "s") would run")
+        let maybe = plan.count { $0.mayRun }
+        lines.append("sequencer: \(count) of \(plan.count) job\(plan.count == 1 ? "" : "s") would run" + (maybe > 0 ? ", \(maybe) may run" : ""))
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `{"file": …, "jobs": [{"name", "action": "run"|"skip", "reason"}], "totals": {"jobs", "run", "skip"}}`
+    /// `{"file": …, "jobs": [{"name", "action": "run"|"may-run"|"skip", "reason"}],
+    /// "totals": {"jobs", "run", "mayRun", "skip"}}`
     static func json(_ plan: [DryRun.Job], file: String) -> String {
         struct Document: Encodable {
             struct Job: Encodable {
@@ -59,6 +64,7 @@ struct DryRunSession {
             struct Totals: Encodable {
                 var jobs: Int
                 var run: Int
+                var mayRun: Int
                 var skip: Int
             }
             var file: String
@@ -66,9 +72,11 @@ struct DryRunSession {
             var totals: Totals
         }
         let count = plan.count { $0.runs }
+        let maybe = plan.count { $0.mayRun }
         let document = Document(
-            file: file, jobs: plan.map { Document.Job(name: $0.name, action: $0.runs ? "run" : "skip", reason: $0.reason) },
-            totals: Document.Totals(jobs: plan.count, run: count, skip: plan.count - count))
+            file: file,
+            jobs: plan.map { Document.Job(name: $0.name, action: $0.runs ? "run" : $0.mayRun ? "may-run" : "skip", reason: $0.reason) },
+            totals: Document.Totals(jobs: plan.count, run: count, mayRun: maybe, skip: plan.count - count - maybe))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return ((try? encoder.encode(document)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"

@@ -21,8 +21,9 @@ struct RunCommand: AsyncParsableCommand {
             and SIGKILL after the grace period; a second Ctrl-C kills them at once.
 
             With --dry-run, nothing runs and nothing is written (the journal is only read): each \
-            job is listed, in run order, as up to date or as would run with the reason \
-            --explain gives; a job whose needed job would remake its outputs would run too.
+            job is listed, in run order, as up to date, would run (with the reason --explain \
+            gives) or may run: it runs only if a job that runs before it changes what it reads \
+            (a recompile that gives the same bytes leaves it up to date).
 
             With --watch, the run is followed by a wait: when an input of a job changes (a \
             file, a file a glob matches, or a header its depfile named), the run still going \
@@ -47,7 +48,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var queue: QueueOptions
 
     @Flag(name: [.customShort("n"), .customLong("dry-run")],
-          help: "Print what would run and why (or that it is up to date), running nothing and writing nothing.")
+          help: "Print what would run or may run and why (or that it is up to date), running nothing and writing nothing.")
     var dryRun = false
 
     @Flag(help: "After the run, wait; when an input changes, run again what it affects. Ctrl-C ends it.")

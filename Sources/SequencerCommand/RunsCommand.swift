@@ -23,11 +23,34 @@ struct RunsCommand: AsyncParsableCommand {
         "List the runs submitted to this durable queue instead (default: $SEQUENCER_QUEUE when set).", valueName: "location"))
     var queueLocation: String?
 
+    /// A run as `runs --json` and `show --json` print it. Its counts add up to its jobs for a
+    /// run that ended: succeeded + upToDate + failed + skipped + cancelled + timedOut = jobs
+    /// (`unfinished` counts the jobs of an interrupted run that never ended).
     struct Entry: Encodable {
         let run: JournalRun
         let state: String
         let duration: Double?
-        enum CodingKeys: String, CodingKey { case id, workflow, state, startedAt, endedAt, duration, jobs, succeeded, failed, skipped, cancelled, timedOut, sessions }
+        /// The up-to-date jobs (the run's row counts them with the skipped ones).
+        let upToDate: Int
+        enum CodingKeys: String, CodingKey {
+            case id, workflow, state, startedAt, endedAt, duration, jobs, succeeded, upToDate, failed, skipped, cancelled, timedOut, unfinished
+            case sessions
+        }
+
+        /// Jobs skipped for another reason than being up to date (a needed job failed).
+        var skipped: Int { max(0, run.skipped - upToDate) }
+        /// Jobs that have not ended: those still running or never started, in an interrupted run.
+        var unfinished: Int { max(0, run.jobCount - run.succeeded - run.failed - run.skipped - run.cancelled - run.timedOut) }
+
+        /// The counts that are not 0, for people: `5 succeeded, 1 up to date`.
+        var countsText: String {
+            let counts = [
+                (run.succeeded, "succeeded"), (upToDate, "up to date"), (run.failed, "failed"), (skipped, "skipped"),
+                (run.cancelled, "cancelled"), (run.timedOut, "timed out"), (unfinished, "unfinished"),
+            ]
+            let shown = counts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            return shown.isEmpty ? "no jobs" : shown.joined(separator: ", ")
+        }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(run.id, forKey: .id)
@@ -38,10 +61,12 @@ struct RunsCommand: AsyncParsableCommand {
             try container.encodeIfPresent(duration, forKey: .duration)
             try container.encode(run.jobCount, forKey: .jobs)
             try container.encode(run.succeeded, forKey: .succeeded)
+            try container.encode(upToDate, forKey: .upToDate)
             try container.encode(run.failed, forKey: .failed)
-            try container.encode(run.skipped, forKey: .skipped)
+            try container.encode(skipped, forKey: .skipped)
             try container.encode(run.cancelled, forKey: .cancelled)
             try container.encode(run.timedOut, forKey: .timedOut)
+            try container.encode(unfinished, forKey: .unfinished)
             try container.encode(run.sessions, forKey: .sessions)
         }
     }
@@ -60,20 +85,28 @@ struct RunsCommand: AsyncParsableCommand {
         }
         // The run another process records (a resumed older run as well as the newest).
         let recording = try? journal.recordingRun()
+        let counts: [Int64: JournalJobCounts]
+        do {
+            counts = try journal.jobCounts(of: runs.map(\.id))
+        } catch {
+            throw journalFailure(error)
+        }
         let entries = runs.map { run in
-            Entry(run: run, state: run.state(recordingRun: recording), duration: run.duration)
+            Entry(
+                run: run, state: run.state(recordingRun: recording), duration: run.duration,
+                upToDate: counts[run.id]?.upToDate ?? 0)
         }
         if json { return printJSON(entries) }
         guard !entries.isEmpty else {
             print("no runs of \(location.workflowKey) in \(journal.path)" + (all ? "" : " (--all lists every file's)"))
             return
         }
-        var rows = [["RUN", "STATE", "STARTED", "TIME", "JOBS", "OK", "FAILED", "SKIPPED", "FILE"]]
+        var rows = [["RUN", "STATE", "STARTED", "TIME", "JOBS", "OK", "UP-TO-DATE", "FAILED", "SKIPPED", "FILE"]]
         for entry in entries {
             let run = entry.run
             rows.append([
                 "#\(run.id)", entry.state, timestamp(run.startedAt), seconds(entry.duration), "\(run.jobCount)",
-                "\(run.succeeded)", "\(run.failed + run.timedOut + run.cancelled)", "\(run.skipped)", run.workflow,
+                "\(run.succeeded)", "\(entry.upToDate)", "\(run.failed + run.timedOut + run.cancelled)", "\(entry.skipped)", run.workflow,
             ])
         }
         print(table(rows))

@@ -70,9 +70,9 @@ struct ShowCommand: AsyncParsableCommand {
                 attempts: job.attempts, duration: job.duration, exit: attempt?.exit, exitCode: attempt?.exitCode,
                 output: attempt?.output, reason: checks[job.name]?.reason, fingerprint: checks[job.name]?.fingerprint)
         }
-        if json {
-            return printJSON(Document(run: RunsCommand.Entry(run: run, state: state, duration: run.duration), jobs: entries))
-        }
+        let counted = RunsCommand.Entry(
+            run: run, state: state, duration: run.duration, upToDate: jobs.count { $0.status == "upToDate" })
+        if json { return printJSON(Document(run: counted, jobs: entries)) }
         let sessions = run.sessions > 1 ? ", \(run.sessions) sessions" : ""
         print("run #\(run.id) of \(run.workflow): \(state), \(run.jobCount) jobs, started \(timestamp(run.startedAt))"
               + (run.duration.map { ", took \(seconds($0))" } ?? "") + sessions)
@@ -82,6 +82,7 @@ struct ShowCommand: AsyncParsableCommand {
             rows.append([job.name, status, "\(job.attempts)", job.exit ?? "-", seconds(job.duration)])
         }
         print(table(rows))
+        print("jobs: \(counted.countsText)")
         for job in entries where job.status == "failed" || job.status == "timedOut" {
             print("\(job.name): \(job.error ?? job.status)")
         }

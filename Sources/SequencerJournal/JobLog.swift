@@ -47,6 +47,12 @@ enum JobLog {
         }
     }
 
+    /// The code of a status as ``jobs(_:run:path:)`` reads it back: `upToDate` is skipped (with
+    /// the flag), `running` and anything unknown 0.
+    static func code(ofStored status: String) -> UInt8 {
+        status == "upToDate" ? 4 : UInt8(statuses.firstIndex(of: status) ?? 0)
+    }
+
     static func pack(_ records: [Record]) -> Data {
         var data = Data(count: records.count * Record.size)
         data.withUnsafeMutableBytes { buffer in

@@ -46,6 +46,9 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// and children's by name: the run's counts.
     private var statuses: [UInt8] = []
     private var childStatuses: [String: UInt8] = [:]
+    /// How many jobs and children have each status code now: the run's counts, written with
+    /// every batch (so that a run killed mid-way is counted as far as its records go).
+    private var tally = [Int](repeating: 0, count: JobLog.statuses.count)
     /// The writer's scratch space: which positions ended in the batch being written. Only the
     /// writer thread touches it.
     private var endedHere: [Bool] = []
@@ -108,8 +111,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
                 var position: [String: Int] = [:]
                 for (index, name) in jobs.enumerated() { position[name.rawValue] = index }
                 for job in earlier {
-                    let status = UInt8(JobLog.statuses.firstIndex(of: job.status) ?? 0)
-                    if let index = position[job.name] { statuses[index] = status } else if job.parent != nil { childStatuses[job.name] = status }
+                    let status = JobLog.code(ofStored: job.status)
+                    if let index = position[job.name] { setStatus(status, of: index) } else if job.parent != nil { setStatus(status, ofChild: job.name) }
                 }
             }
         }
@@ -371,10 +374,35 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         try db.execute(
             sql: "INSERT INTO job_log (run_id, session, seq, records) VALUES (?, ?, ?, ?)",
             arguments: [runID, session, sequence, JobLog.pack(records)])
-        condition.withLock {
-            for (index, status) in newStatuses { statuses[index] = status }
-            for (name, status) in newChildStatuses { childStatuses[name] = status }
+        let counts = condition.withLock {
+            for (index, status) in newStatuses { setStatus(status, of: index) }
+            for (name, status) in newChildStatuses { setStatus(status, ofChild: name) }
+            return tally
         }
+        // The counts go with the records they count: `runs` then counts what `resume` restores.
+        try writeCounts(counts, db)
+    }
+
+    /// Sets the status of the job at `index` and keeps ``tally``; call it holding `condition`.
+    private func setStatus(_ status: UInt8, of index: Int) {
+        let old = statuses[index]
+        if Int(old) < tally.count { tally[Int(old)] -= 1 }
+        statuses[index] = status
+        if Int(status) < tally.count { tally[Int(status)] += 1 }
+    }
+
+    /// Sets the status of the child `name` and keeps ``tally``; call it holding `condition`.
+    private func setStatus(_ status: UInt8, ofChild name: String) {
+        if let old = childStatuses[name], Int(old) < tally.count { tally[Int(old)] -= 1 }
+        childStatuses[name] = status
+        if Int(status) < tally.count { tally[Int(status)] += 1 }
+    }
+
+    /// Writes the run's counts (by status code) into its row.
+    private func writeCounts(_ counts: [Int], _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE runs SET succeeded = ?, failed = ?, cancelled = ?, skipped = ?, timed_out = ? WHERE id = ?",
+            arguments: [counts[1], counts[2], counts[3], counts[4], counts[5], runID])
     }
 
     /// Writes the caller's records: one statement each, prepared once per connection (a run
@@ -411,18 +439,10 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     }
 
     private func endRun(_ report: RunReport, _ db: Database) throws {
-        var counts = [Int](repeating: 0, count: JobLog.statuses.count)
-        condition.withLock {
-            for status in statuses where Int(status) < counts.count { counts[Int(status)] += 1 }
-            for status in childStatuses.values where Int(status) < counts.count { counts[Int(status)] += 1 }
-        }
         let ended = origin + report.duration.wholeNanoseconds
         try db.execute(
-            sql: """
-                UPDATE runs SET status = ?, ended_at = ?, succeeded = ?, failed = ?, cancelled = ?, skipped = ?, timed_out = ?
-                WHERE id = ?
-                """,
-            arguments: [report.status.rawValue, ended, counts[1], counts[2], counts[3], counts[4], counts[5], runID])
+            sql: "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?", arguments: [report.status.rawValue, ended, runID])
+        try writeCounts(condition.withLock { tally }, db)
     }
 
     // MARK: - Results

@@ -45,7 +45,8 @@ struct NoOpRunTests {
         #expect(runs.map { $0["id"] as? Int } == [3, 2, 1])
         #expect(runs.map { $0["state"] as? String } == ["succeeded", "succeeded", "succeeded"])
         #expect(runs.map { $0["jobs"] as? Int } == [2, 2, 2])
-        #expect(runs.map { $0["skipped"] as? Int } == [2, 2, 0])
+        #expect(runs.map { $0["upToDate"] as? Int } == [2, 2, 0])
+        #expect(runs.map { $0["skipped"] as? Int } == [0, 0, 0])
         #expect(runs.map { $0["succeeded"] as? Int } == [0, 0, 2])
         let shown = try await cli.run(["show", "2", "--json"]).jsonObject()
         let jobs = try #require(shown["jobs"] as? [[String: Any]])
@@ -55,7 +56,8 @@ struct NoOpRunTests {
         #expect(jobs.map { $0["duration"] as? Double } == [0, 0], "no job took the pass's time")
         let text = try await cli.run(["show", "2"])
         #expect(text.stdout.contains("run #2 of \(cli.path("sequencer.yml")): succeeded, 2 jobs"), "\(text.stdout)")
-        #expect(text.stdout.split(separator: "\n").filter { $0.contains("up to date") }.count == 2, "\(text.stdout)")
+        #expect(text.stdout.split(separator: "\n").filter { $0.contains("up to date") }.count == 3, "\(text.stdout)")
+        #expect(text.stdout.contains("\njobs: 2 up to date\n"), "\(text.stdout)")
 
         // The run after a change runs what changed, and explains it, as before.
         try cli.write("src.txt", "two\n")

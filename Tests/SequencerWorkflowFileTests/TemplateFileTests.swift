@@ -199,6 +199,32 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
         #expect(errors("jobs:\n  a:\n    needs: [nope-*]\n    run: echo\n") == ["3:13 job 'a' needs 'nope-*', which matches no job"])
     }
 
+    /// A typo in `exclude` used to be silent: the file meant to be left out was compiled.
+    @Test func anExcludeThatExcludesNothingIsAWarningAtThePattern() throws {
+        let file = try parse("""
+            jobs:
+              compile-${stem}:
+                for: { files: "src/*.c", exclude: ["src/tset_*.c", "src/test_*.c"] }
+                run: cc -c ${item}
+            """)
+        #expect(file.jobs.map(\.name) == ["compile-main", "compile-vector"])
+        #expect(file.warnings.map { "\($0.severity) \($0.location) \($0.message)" } == [
+            "warning 3:40 template 'compile-${stem}' excludes nothing with 'src/tset_*.c': it matches none of the files 'src/*.c' match",
+        ])
+        // An exclude that excludes something, and one of a template with no file (its own
+        // warning says so), are not warned about.
+        let quiet = try parse("""
+            jobs:
+              compile-${stem}:
+                for: { files: "src/*.c", exclude: "src/test_*.c" }
+                run: cc -c ${item}
+              doc-${stem}:
+                for: { files: "docs/*.md", exclude: "docs/draft.md" }
+                run: pandoc ${item}
+            """)
+        #expect(quiet.warnings.map(\.message) == ["template 'doc-${stem}' makes no jobs: 'docs/*.md' matches no file"])
+    }
+
     @Test func malformedForIsAnError() {
         #expect(errors("jobs:\n  a-${item}:\n    for: src/*.c\n    run: echo\n")
             == ["3:10 'for' of job 'a-${item}' must be a list of items or '{ files: PATTERN }', found 'src/*.c'"])

@@ -139,6 +139,12 @@ extension WorkflowFile {
                     file: definedIn, location: template.location, severity: .warning,
                     message: "template '\(entry.key)' makes no jobs: \(why)"))
             }
+            for exclusion in template.idleExclusions {
+                let files = template.listing.map { $0.patterns.map { "'\($0)'" }.joined(separator: ", ") } ?? ""
+                file.warnings.append(Diagnostic(
+                    file: definedIn, location: exclusion.location, severity: .warning,
+                    message: "template '\(entry.key)' excludes nothing with '\(exclusion.pattern)': it matches none of the files \(files) match"))
+            }
             // An empty template is still read once, with a stand-in item, for its errors.
             for item in template.items.isEmpty ? ["item"] : template.items {
                 var substitution = vars

@@ -24,6 +24,9 @@ extension WorkflowFile {
         var listing: FileListing?
         /// Where `for` is written.
         var location: SourceLocation
+        /// The `exclude` patterns that match none of the files `files` matches (a typo, most
+        /// likely), with where each is written.
+        var idleExclusions: [(pattern: String, location: SourceLocation)] = []
     }
 
     /// The names a template's item defines: `${item}` (as written, or the file's path),
@@ -66,18 +69,32 @@ extension WorkflowFile {
             return nil
         }
         guard let options = reader.entries(of: node, what) else { return nil }
-        var patterns: [String] = [], excluded: [String] = []
+        var patterns: [String] = [], excluded: [String] = [], exclusionLocations: [SourceLocation] = []
         for option in reader.checkKeys(options, allowed: forKeys, in: what) {
             let name = "'\(option.key)' of \(what)"
-            let values = (reader.strings(option.value, name) ?? []).map { reader.expanded($0.0, of: $0.1, name, by: vars, as: .path) }
-            if option.key == "files" { patterns = values } else { excluded = values }
+            let strings = reader.strings(option.value, name) ?? []
+            let values = strings.map { reader.expanded($0.0, of: $0.1, name, by: vars, as: .path) }
+            if option.key == "files" {
+                patterns = values
+            } else {
+                excluded = values
+                exclusionLocations = strings.map { reader.location(of: $0.1) }
+            }
         }
         guard options.contains(where: { $0.key == "files" }) else {
             reader.error("\(what) needs 'files' (a pattern such as \"src/*.c\", or a list of them)", at: location)
             return nil
         }
+        let included = listFiles(patterns, excluding: [], in: directory)
         let listing = FileListing(patterns: patterns, excluded: excluded, files: listFiles(patterns, excluding: excluded, in: directory))
-        return Template(items: listing.files, listing: listing, location: location)
+        var template = Template(items: listing.files, listing: listing, location: location)
+        // With no file at all, the template's own warning says so.
+        if !included.isEmpty {
+            for (pattern, place) in zip(excluded, exclusionLocations) where FilePattern.matching(pattern, among: included).isEmpty {
+                template.idleExclusions.append((pattern, place))
+            }
+        }
+        return template
     }
 
     /// The files `patterns` match under `directory`, in pattern order (each pattern's sorted),
