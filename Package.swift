@@ -125,7 +125,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SequencerServeCommand",
-            dependencies: ["SequencerServe", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SequencerServe", "Sequencer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),

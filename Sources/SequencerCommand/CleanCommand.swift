@@ -12,21 +12,21 @@ struct CleanCommand: AsyncParsableCommand {
             what a link points to); a directory only when it is empty; an output that does not \
             exist is skipped. An output that is the workflow file, its directory or a directory \
             above it is refused (exit 2) and nothing is deleted. The journal is kept: the jobs \
-            run again next time because their outputs are missing.
+            run again next time because their outputs are missing. The file and the targets are \
+            read as `sequencer run` reads them (-f FILE, or a first argument ending in .yml).
             """
     )
 
-    @OptionGroup var file: FileArgument
-
-    @Argument(help: ArgumentHelp("Clean only these jobs (or outputs), and the jobs they need (default: every job).",
-                                 valueName: "job"))
-    var only: [String] = []
+    /// The file, and the jobs (or outputs) to clean with the jobs they need.
+    @OptionGroup var targets: TargetArguments
 
     @Flag(name: [.customShort("n"), .customLong("dry-run")], help: "Print what would be deleted, deleting nothing.")
     var dryRun = false
 
     func run() async throws {
-        let workflowFile = try selectOrExit(try CompiledWorkflow.load(file.file), only: only)
+        let named = targets.named
+        try named.checkDefaultFileExists()
+        let workflowFile = try selectOrExit(try CompiledWorkflow.load(named.path), named)
         let outputs = try CleanPlan(file: workflowFile)
         var removed: Set<String> = [], failed = 0
         var kept: [String] = []

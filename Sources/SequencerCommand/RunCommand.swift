@@ -11,6 +11,11 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a workflow file's jobs.",
         discussion: """
+            The workflow file is the one -f names; else the first argument, when it is an existing \
+            file ending in .yml or .yaml; else ./sequencer.yml. The other arguments are targets, as \
+            for make: a job's name, an output of a job, or a pattern of either ('compile-*'); the \
+            targets and the jobs they need run (all jobs when there are none).
+
             Each job's command runs with /bin/sh -c (or directly, when it has no shell syntax) in \
             the file's directory, in its own process group. Its output goes to \
             .sequencer/output/RUN/JOB.log beside the file; a failed job's output is printed. \
@@ -36,12 +41,9 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var file: FileArgument
-
-    @Argument(help: ArgumentHelp(
-        "Run only these jobs (or the jobs whose outputs these are, or the jobs a pattern such as 'compile-*' matches), and the jobs they need (default: every job).",
-        valueName: "job"))
-    var only: [String] = []
+    /// The file, and the jobs to run (the jobs whose outputs these are, or the jobs a pattern
+    /// such as 'compile-*' matches) with the jobs they need.
+    @OptionGroup var targets: TargetArguments
 
     @OptionGroup var execution: ExecutionOptions
     @OptionGroup var journal: JournalOptions
@@ -78,15 +80,18 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        let named = targets.named
+        try named.checkDefaultFileExists()
+        let path = named.path, only = named.targets
         if dryRun {
             // Parsed, not read from a compiled copy: a dry run writes none.
-            let loaded = try expandOrExit(try loadOrExit(file.file))
-            try DryRunSession(file: try selectOrExit(loaded, only: only), options: execution, journal: journal).run(whole: loaded)
+            let loaded = try expandOrExit(try loadOrExit(path))
+            try DryRunSession(file: try selectOrExit(loaded, named), options: execution, journal: journal).run(whole: loaded)
             return
         }
         if watch {
             #if canImport(Glibc)
-            try await WatchSession(path: file.file, only: only, options: execution, journalOptions: journal, quiet: try quiet).run()
+            try await WatchSession(path: path, only: only, options: execution, journalOptions: journal, quiet: try quiet).run()
             #else
             printError("error: --watch needs Linux (inotify)")
             throw ExitCode(ExitStatus.invalid)
@@ -99,17 +104,17 @@ struct RunCommand: AsyncParsableCommand {
         var begun: (journal: SQLiteJournal, recorder: JournalRecorder)?
         let everyJob = only.isEmpty && !execution.noJournal && queue.location == nil
         if everyJob, !execution.force, !execution.json, execution.trace == nil {
-            switch try await UpToDateShortcut.run(path: file.file, options: execution, journal: journal) {
+            switch try await UpToDateShortcut.run(path: path, options: execution, journal: journal) {
             case .ended: return
             case .notTaken(let run): begun = run
             }
         }
         // Read while the file loads: the journal beside it, for the file's runs.
         let prefetch = execution.noJournal || queue.location != nil || begun != nil ? nil : JournalPrefetch(
-            path: journal.path(beside: JournalPrefetch.directory(ofFile: file.file)), workflow: absolutePath(file.file))
-        let (unexpanded, digests) = execution.noJournal ? (try loadOrExit(file.file), nil) : try CompiledWorkflow.loadWithDigests(file.file)
+            path: journal.path(beside: JournalPrefetch.directory(ofFile: path)), workflow: absolutePath(path))
+        let (unexpanded, digests) = execution.noJournal ? (try loadOrExit(path), nil) : try CompiledWorkflow.loadWithDigests(path)
         let loaded = try expandOrExit(unexpanded)
-        let workflowFile = try selectOrExit(loaded, only: only)
+        let workflowFile = try selectOrExit(loaded, named)
         ProcessLifetime.keep([loaded, workflowFile])
         if let location = queue.location {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)

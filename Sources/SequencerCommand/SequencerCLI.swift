@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Sequencer
+import SequencerWorkflowFile
 
 @main
 struct SequencerCLI: AsyncParsableCommand {
@@ -11,6 +13,7 @@ struct SequencerCLI: AsyncParsableCommand {
             or the deadline passed; 2 the workflow file or the arguments are invalid; \
             130 interrupted (SIGINT or SIGTERM).
             """,
+        version: "sequencer \(SequencerVersion.current)",
         subcommands: [
             RunCommand.self, CheckCommand.self, GraphCommand.self, RunsCommand.self, ShowCommand.self, TraceCommand.self,
             ResumeCommand.self, GCCommand.self, CleanCommand.self, WorkerCommand.self, ServeCommand.self,
@@ -45,8 +48,24 @@ enum ExitStatus {
     static let interrupted: Int32 = 130
 }
 
-/// The workflow file argument every command takes.
+/// The workflow file of a command that takes no targets (`check`): `-f FILE`, or the file as
+/// its argument, else `./sequencer.yml`.
 struct FileArgument: ParsableArguments {
-    @Argument(help: "The workflow file.", completion: .file(extensions: ["yml", "yaml"]))
-    var file: String = "sequencer.yml"
+    @Option(name: [.customShort("f"), .customLong("file")], help: ArgumentHelp(
+        "The workflow file (default: ./sequencer.yml).", valueName: "file"),
+            completion: .file(extensions: ["yml", "yaml"]))
+    var option: String?
+
+    @Argument(help: ArgumentHelp("The workflow file, as -f names it.", valueName: "file"),
+              completion: .file(extensions: ["yml", "yaml"]))
+    var argument: String?
+
+    /// The file to read.
+    var file: String { option ?? argument ?? CommandLineTargets.defaultPath }
+
+    func validate() throws {
+        if let option, let argument {
+            throw ValidationError("two workflow files: -f \(option) and \(argument); give one")
+        }
+    }
 }

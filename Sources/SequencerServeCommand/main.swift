@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sequencer
 import SequencerServe
 
 /// `sequencer serve` (which starts this binary): the local web page of a journal's runs, or
@@ -12,7 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             It listens on 127.0.0.1 unless --host says otherwise, reads the journal (or the queue) without writing to it \
             but for the page's cancel and resume buttons, and loads nothing from the network. Ctrl-C stops it.
-            """
+            """,
+        version: "sequencer-serve \(SequencerVersion.current)"
     )
 
     @Option(name: [.customShort("f"), .customLong("file")], help: ArgumentHelp("The workflow file whose journal to show.", valueName: "file"))

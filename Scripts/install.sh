@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Puts `sequencer` and `sequencer-serve` on the PATH: a release build with the Swift runtime and
+# Foundation linked in (--static-swift-stdlib, so the binaries run without a Swift toolchain),
+# stripped, and copied to PREFIX/bin.
+#
+#   Scripts/install.sh [PREFIX]
+#
+# PREFIX is /usr/local when run as root, else ~/.local. Nothing else is done: no shell
+# completions (see the README), no change to the PATH. A binary already there is replaced
+# whole (a new file renamed over it), so a running one is not disturbed.
+set -euo pipefail
+
+if [ "$#" -gt 1 ] || [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+    echo "usage: $0 [PREFIX]   (default: /usr/local as root, else ~/.local)" >&2
+    exit 2
+fi
+if [ "$#" = 1 ]; then
+    prefix=$1
+elif [ "$(id -u)" = 0 ]; then
+    prefix=/usr/local
+else
+    prefix=$HOME/.local
+fi
+
+cd "$(dirname "$0")/.."
+products=(sequencer sequencer-serve)
+for product in "${products[@]}"; do
+    swift build -c release --static-swift-stdlib --product "$product"
+done
+built=$(swift build -c release --static-swift-stdlib --show-bin-path)
+
+mkdir -p "$prefix/bin"
+for product in "${products[@]}"; do
+    target="$prefix/bin/$product"
+    cp "$built/$product" "$target.new"
+    strip "$target.new"
+    chmod 755 "$target.new"
+    mv -f "$target.new" "$target"
+    echo "installed $target ($(du -h "$target" | cut -f1))"
+done
+case ":$PATH:" in
+    *":$prefix/bin:"*) ;;
+    *) echo "note: $prefix/bin is not on your PATH; add it (for example in ~/.profile: export PATH=\"$prefix/bin:\$PATH\")" ;;
+esac
