@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Damages an SQLite file the same way every time, for tests of what meets a damaged file: a
 /// page overwritten with `0xFF` bytes has no valid b-tree page type, so SQLite reports

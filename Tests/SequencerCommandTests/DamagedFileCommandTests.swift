@@ -32,6 +32,18 @@ struct DamagedFileCommandTests {
         return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Runs one statement with the sqlite3 shell; whether it succeeded.
+    func sqlite(_ path: String, _ statement: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.sqlite3)
+        process.arguments = [path, statement]
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
     static let workflow = """
@@ -127,7 +139,11 @@ struct DamagedFileCommandTests {
         let worker = try cli.start(["worker", "--queue", queue])
         // The worker has opened the queue once its file has the jobs table.
         #expect(await eventually { rootPage(of: "jobs", in: queue) != nil })
-        _ = try await cli.stopWorker(worker)
+        // Killed (this test is not about its interrupt, which may come while it still starts),
+        // and its write-ahead log folded into the file, so that the table's page is in the file.
+        kill(worker.0.processIdentifier, SIGKILL)
+        _ = try await cli.finish(worker.0, worker.1, worker.2)
+        #expect(sqlite(queue, "PRAGMA wal_checkpoint(TRUNCATE);"))
         try SQLiteDamage.overwritePage(try #require(rootPage(of: "jobs", in: queue)), of: queue)
         let before = try bytes(queue)
         for arguments in [["worker", "--queue", queue], ["runs", "--queue", queue], ["gc", "--check", "--queue", queue]] {
