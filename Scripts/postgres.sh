@@ -53,7 +53,21 @@ stop() {
     rm -rf "$dir"
 }
 
+# Closes the descriptors this script inherited besides stdin, stdout and stderr. A test process
+# that runs this script may be setting up another child's pipes on another thread at that moment;
+# a server or watcher started here would hold their write ends for as long as it lives, and the
+# test reading such a pipe to its end would wait for ever (a CI run hung so: the watcher below
+# held a served `sequencer`'s stdout). Bash's own script descriptor (255) stays.
+close_inherited() {
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        if [ "$fd" -gt 2 ] && [ "$fd" -lt 255 ]; then eval "exec $fd>&-"; fi
+    done
+}
+
 start() {
+    close_inherited
     local watch="" listen="127.0.0.1"
     while [ $# -gt 0 ]; do
         case "$1" in
