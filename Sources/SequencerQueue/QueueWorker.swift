@@ -12,6 +12,10 @@ final class QueueWorker: Sendable {
     struct Running: Sendable {
         let job: ClaimedJob
         let local: JobID
+        /// This worker's count of its claims when it claimed the job: a heartbeat's answer about
+        /// an earlier claim of the same job (which ended and was claimed again while the answer
+        /// came) does not stop this one.
+        let claim: UInt64
         /// Cancelled through ``DurableQueue/cancel(_:)`` (or no longer ours): its end is
         /// `.cancelled`, not `.released`.
         var cancelled = false
@@ -23,6 +27,8 @@ final class QueueWorker: Sendable {
     struct State: Sendable {
         /// Claimed jobs whose end is not yet recorded.
         var running: [DurableJobID: Running] = [:]
+        /// How many jobs this worker has started (see ``Running/claim``).
+        var claims: UInt64 = 0
         var byLocal: [JobID: DurableJobID] = [:]
         /// Bodies' results, by local ID, until their job's end is seen.
         var results: [JobID: Result<Data, any Error>] = [:]
@@ -267,7 +273,8 @@ final class QueueWorker: Sendable {
         for job in claimed {
             let id = Self.localName(of: job)
             state.withLock { state in
-                state.running[job.id] = Running(job: job, local: id)
+                state.claims += 1
+                state.running[job.id] = Running(job: job, local: id, claim: state.claims)
                 state.byLocal[id] = job.id
             }
             guard let kind = kinds[job.kind] else {
@@ -428,7 +435,8 @@ final class QueueWorker: Sendable {
             do {
                 try await now.wait(after: rung, upTo: options.heartbeat, clock: clock)
                 rung = now.version
-                let (jobs, turnSince) = state.withLock { (Array($0.running.keys), $0.turnSince) }
+                let (held, turnSince) = state.withLock { ($0.running.mapValues(\.claim), $0.turnSince) }
+                let jobs = Array(held.keys)
                 let now = clock.now()
                 if let turnSince, now - turnSince >= lease / 2 {
                     throw QueueError(code: .database, location: "\(store)", message: "a turn has waited for the store since \(now - turnSince) ms")
@@ -438,7 +446,9 @@ final class QueueWorker: Sendable {
                     try await $0.heartbeat(owner: owner, jobs: jobs, leaseUntil: now + lease, now: now)
                 }
                 renewed = now
-                for id in stop { cancel(id) }
+                // A job may have ended since `held` was read, and been claimed again: the
+                // answer was about the earlier claim (a job no longer held), not this one.
+                for id in stop { if let claim = held[id] { cancel(id, claim: claim) } }
             } catch {
                 if Task.isCancelled { return }
                 let now = clock.now()
@@ -462,9 +472,15 @@ final class QueueWorker: Sendable {
 
     /// Cancels a job this worker runs.
     func cancel(_ id: DurableJobID) {
+        cancel(id, claim: nil)
+    }
+
+    /// Cancels a job this worker runs, if it is still claim number `claim` (any claim if nil).
+    private func cancel(_ id: DurableJobID, claim: UInt64?) {
         let local = state.withLock { state -> JobID? in
+            guard let running = state.running[id], claim.map({ $0 == running.claim }) ?? true else { return nil }
             state.running[id]?.cancelled = true
-            return state.running[id]?.local
+            return running.local
         }
         if let local { self.local.cancel(local) }
     }

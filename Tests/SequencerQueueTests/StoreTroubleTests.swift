@@ -19,6 +19,9 @@ struct StoreTroubleTests {
         let heartbeats = Locked(0)
         /// When set, turns wait for it to open (a transaction stuck in the store).
         let stuck = Locked<Gate?>(nil)
+        /// When set, the next heartbeat waits at `call` before it asks the store, and at
+        /// `answer` before it returns the store's answer (an answer that comes late).
+        let heartbeatHold = Locked<(call: Gate, answer: Gate)?>(nil)
 
         init(_ store: SQLiteQueueStore, failures: Int, code: QueueError.Code = .database) {
             self.store = store
@@ -46,7 +49,14 @@ struct StoreTroubleTests {
         func heartbeat(owner: String, jobs: [DurableJobID], leaseUntil: Int64, now: Int64) async throws -> [DurableJobID] {
             heartbeats.withLock { $0 += 1 }
             if heartbeatsFail.withLock({ $0 }) { throw QueueError(code: .database, location: "troubled", message: "the network is down") }
-            return try await store.heartbeat(owner: owner, jobs: jobs, leaseUntil: leaseUntil, now: now)
+            let hold = heartbeatHold.withLock { hold in
+                defer { hold = nil }
+                return hold
+            }
+            if let hold { await hold.call.wait() }
+            let stop = try await store.heartbeat(owner: owner, jobs: jobs, leaseUntil: leaseUntil, now: now)
+            if let hold { await hold.answer.wait() }
+            return stop
         }
         func reap(now: Int64, poisonLimit: Int) async throws -> Int { try await store.reap(now: now, poisonLimit: poisonLimit) }
         func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState? { try await store.cancel(id, now: now) }
