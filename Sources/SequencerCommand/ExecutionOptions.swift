@@ -49,14 +49,17 @@ struct ExecutionOptions: ParsableArguments {
     /// How many runs of the file the journal keeps: `--keep-runs`, else `SEQUENCER_KEEP_RUNS`,
     /// else 100; 0 keeps every run.
     var runsToKeep: Int {
-        get throws {
-            if let keepRuns { return keepRuns }
-            guard let text = ProcessInfo.processInfo.environment["SEQUENCER_KEEP_RUNS"] else { return 100 }
-            guard let count = Int(text), count >= 0 else {
-                throw ValidationError("SEQUENCER_KEEP_RUNS must be a number of runs (0 keeps all), not '\(text)'")
-            }
-            return count
+        get throws { try Self.runsToKeep(option: keepRuns) }
+    }
+
+    /// `option` when given, else `SEQUENCER_KEEP_RUNS`, else 100.
+    static func runsToKeep(option: Int?) throws -> Int {
+        if let option { return option }
+        guard let text = ProcessInfo.processInfo.environment["SEQUENCER_KEEP_RUNS"] else { return 100 }
+        guard let count = Int(text), count >= 0 else {
+            throw ValidationError("SEQUENCER_KEEP_RUNS must be a number of runs (0 keeps all), not '\(text)'")
         }
+        return count
     }
 
     @Flag(help: "Do not print the output of jobs that succeed (it is still kept in their log files).")

@@ -11,7 +11,12 @@ struct JournalOptions: ParsableArguments {
 
     /// The journal's path for a workflow file in `directory`.
     func path(beside directory: String) -> String {
-        journal ?? directory + "/.sequencer/journal.sqlite"
+        Self.path(journal, beside: directory)
+    }
+
+    /// `option` (`--journal`), else the default journal for a workflow file in `directory`.
+    static func path(_ option: String?, beside directory: String) -> String {
+        option ?? directory + "/.sequencer/journal.sqlite"
     }
 
     /// The journal for a run: nil (with a warning) when the default place cannot be written,

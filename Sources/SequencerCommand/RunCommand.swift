@@ -101,9 +101,10 @@ struct RunCommand: AsyncParsableCommand {
             let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
             throw ExitCode(try await session.follow(QueueRunID(run)))
         }
-        var begun: (journal: SQLiteJournal, recorder: JournalRecorder)?
+        // A run begun before the arguments were parsed (`sequencer run` with no argument).
+        var begun = UpToDateShortcut.takeHandedOver()
         let everyJob = only.isEmpty && !execution.noJournal && queue.location == nil
-        if everyJob, !execution.force, !execution.json, execution.trace == nil {
+        if begun == nil, everyJob, !execution.force, !execution.json, execution.trace == nil {
             switch try await UpToDateShortcut.run(path: path, options: execution, journal: journal) {
             case .ended: return
             case .notTaken(let run): begun = run

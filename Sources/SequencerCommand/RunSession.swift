@@ -278,11 +278,12 @@ struct RunSession {
     /// while another process records in the journal: a later run trims it.
     private func deleteOldRuns() {
         guard let recorder else { return }
-        Self.deleteOldRuns(recorder: recorder, key: Self.key(of: file), options: options)
+        Self.deleteOldRuns(recorder: recorder, key: Self.key(of: file), keep: try? options.runsToKeep)
     }
 
-    static func deleteOldRuns(recorder: JournalRecorder, key: String, options: ExecutionOptions) {
-        guard let keep = try? options.runsToKeep, keep > 0 else { return }
+    /// Deletes the file's runs beyond the newest `keep` (none when `keep` is 0 or nil).
+    static func deleteOldRuns(recorder: JournalRecorder, key: String, keep: Int?) {
+        guard let keep, keep > 0 else { return }
         do {
             // One more than kept: when the file has no more runs than it keeps, nothing is deleted.
             let newest = try recorder.journal.runIDs(workflow: key, limit: keep + 1)

@@ -31,6 +31,7 @@ struct SequencerCLI: AsyncParsableCommand {
             return
         }
         do {
+            if try await UpToDateShortcut.endsBeforeParsing(Array(CommandLine.arguments.dropFirst())) { return }
             var command = try await asyncParseAsRoot(nil)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -219,6 +219,39 @@ struct UpToDateShortcutTests {
         #expect(cli.lines("gen.count") == 2, "gen ran for the changed input")
     }
 
+    /// `sequencer` and `sequencer run` with no argument are decided before the arguments are
+    /// parsed, and print and record what a run with arguments does.
+    @Test func aRunWithNoArgumentTakesTheShortcutBeforeParsing() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        let (bare, bareShortcut) = try await run(cli, [])
+        let (plain, plainShortcut) = try await run(cli, ["run"])
+        let (parsed, parsedShortcut) = try await run(cli, ["run", "--keep-going"])
+        #expect(bareShortcut && plainShortcut && parsedShortcut, "\(bare.output)\n\(plain.output)\n\(parsed.output)")
+        let early = "before the arguments were parsed"
+        #expect(bare.stderr.contains(early) && plain.stderr.contains(early), "\(bare.output)\n\(plain.output)")
+        #expect(!parsed.stderr.contains(early), "\(parsed.output)")
+        #expect(bare.stdout.hasPrefix("sequencer: run #3 of sequencer.yml"), "\(bare.output)")
+        #expect(plain.stdout.hasPrefix("sequencer: run #4 of sequencer.yml"), "\(plain.output)")
+        for result in [bare, plain, parsed] {
+            #expect(result.stdout.split(separator: "\n").last?.hasSuffix(": 2 up to date") == true, "\(result.output)")
+        }
+        let runs = try await cli.run(["runs", "--json"]).jsonArray()
+        #expect(runs.map { $0["upToDate"] as? Int } == [2, 2, 2, 2, 0])
+        #expect(cli.lines("gen.count") == 1 && cli.lines("use.count") == 1)
+    }
+
+    /// What the usual run refuses before it starts is refused when no argument is given too:
+    /// the shortcut before parsing leaves it to the usual run.
+    @Test func aRunWithNoArgumentStillRefusesABadKeepRuns() async throws {
+        let cli = try await madeUpToDate()
+        defer { cli.remove() }
+        let refused = try await cli.run([], environment: ["SEQUENCER_KEEP_RUNS": "many"])
+        #expect(refused.status == 2, "\(refused.output)")
+        #expect(refused.stderr.contains("SEQUENCER_KEEP_RUNS must be a number of runs"), "\(refused.output)")
+        #expect(try await cli.run(["runs", "--json"]).jsonArray().count == 2, "nothing recorded")
+    }
+
     /// The warnings a run prints (a template whose files are none) are printed by the shortcut too.
     @Test func theShortcutPrintsTheWarningsTheRunPrinted() async throws {
         let cli = try await madeUpToDate(Self.yaml + """
