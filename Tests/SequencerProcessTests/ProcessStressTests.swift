@@ -49,6 +49,7 @@ import Testing
             #expect(runner.unfinishedCount == 0)
         }
         #expect(sweptExits == sweptBefore, "exits found only by the sweep: an epoll event was lost")
+        print("process stress: \(rounds * perRound) processes, \(width) at a time")
     }
 
     private var sweptExits: Int {
