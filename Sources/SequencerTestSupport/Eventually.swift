@@ -10,7 +10,7 @@
 ///   - limit: How long to wait at most.
 ///   - condition: Checked at once, then every 10 ms, and once more at the end.
 /// - Returns: Whether it held.
-public func eventually(within limit: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+public func eventually(within limit: Duration = .seconds(120), _ condition: () -> Bool) async -> Bool {
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end {
         if condition() { return true }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct CheckAndGraphTests {
     @Test func checkReportsEveryErrorWithItsPositionAndExitsTwo() async throws {
         let cli = try CLI()
@@ -39,7 +39,7 @@ struct CheckAndGraphTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct GraphAndTraceTests {
     @Test func graphPrintsEveryFormatWithLanesAsClusters() async throws {
         let cli = try CLI()

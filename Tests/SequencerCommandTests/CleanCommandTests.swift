@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `sequencer clean`: deleting declared outputs, like `ninja -t clean`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct CleanCommandTests {
     @Test func dryRunListsTheOutputsAndDeletesNothing() async throws {
         let cli = try CLI()

@@ -6,7 +6,7 @@ import Testing
 /// "may run", and every job it said "would run" ran. A recompile that gives the same bytes
 /// leaves its dependents up to date (early cutoff), which a dry run cannot know: it says
 /// "may run" for them.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct DryRunAgreementTests {
     /// The project: sources compiled by `cat` (the same bytes each time, as a compiler gives),
     /// an archive and a link. With `declared`, the archive and the link list what they read as

@@ -3,7 +3,7 @@ import Testing
 
 /// Inputs that nothing provides (a misspelled path, a glob that matches nothing), variables in
 /// paths, and globs walked once per no-op run.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct InputTests {
     /// The issue's file: `in.txtt` is a typo for `in.txt`.
     static let typo = """

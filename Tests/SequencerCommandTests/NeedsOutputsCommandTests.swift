@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `${needs.outputs}` through the command line: an archive made of its needs' outputs.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct NeedsOutputsCommandTests {
     @Test func aDeletedSourcesStaleObjectDoesNotReachTheArchive() async throws {
         let cli = try CLI()

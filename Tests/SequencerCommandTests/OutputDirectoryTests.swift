@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The parent directories of declared outputs are made before a job's command runs, like ninja.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct OutputDirectoryTests {
     @Test func parentDirectoriesOfOutputsAreMadeBeforeTheCommandRuns() async throws {
         let cli = try CLI()

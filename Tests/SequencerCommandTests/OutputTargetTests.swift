@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `sequencer run OUTPUT`: an output names the job that makes it, like `make zstd`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct OutputTargetTests {
     @Test(arguments: ["programs/zstd", "programs/./zstd", "obj/../programs/zstd", "zstd-absolute"])
     func anOutputNameRunsTheJobThatMakesItAndWhatItNeeds(name: String) async throws {

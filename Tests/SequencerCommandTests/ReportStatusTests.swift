@@ -3,7 +3,7 @@ import Testing
 
 /// What the end of a run tells: up to date as a status of its own in `--json`, and a critical
 /// path that names the job a waiting job waited for.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ReportStatusTests {
     /// `run --json` used to file an up-to-date job under "skipped", next to jobs skipped
     /// because a need failed.

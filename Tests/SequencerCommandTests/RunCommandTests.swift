@@ -2,7 +2,7 @@ import Foundation
 import SequencerTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct RunCommandTests {
     @Test func aSucceedingRunPrintsADoneLinePerJobAndExitsZero() async throws {
         let cli = try CLI()
@@ -215,7 +215,7 @@ struct RunCommandTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct LiveProgressTests {
     /// On a terminal (here a pseudo-terminal made by `script`), the status line is redrawn in
     /// place and successful jobs get no line of their own.
@@ -267,7 +267,7 @@ struct LiveProgressTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct JobSelectionTests {
     @Test func namedJobsRunWithWhatTheyNeedAndNothingElse() async throws {
         let cli = try CLI()
@@ -290,7 +290,7 @@ struct JobSelectionTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct LargeOutputTests {
     /// A job's output goes to a file, not through sequencer's memory: 100 MB of it raise
     /// sequencer's peak memory by far less than 100 MB over a run that prints one line (compared

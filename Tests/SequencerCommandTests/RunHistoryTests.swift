@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A journal of bounded size: old runs deleted after each run, and no empty log files.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct RunHistoryTests {
     @Test func runAndResumeKeepTheNewestRunsOfTheFile() async throws {
         let cli = try CLI()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Templates, includes and depfiles through the command line, with a real C compiler.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct TemplateCommandTests {
     static let yaml = """
         include: [common.yml]

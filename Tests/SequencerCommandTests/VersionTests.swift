@@ -3,7 +3,7 @@ import Sequencer
 import Testing
 
 /// `sequencer --version` and `sequencer-serve --version`, as every command-line tool has.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct VersionTests {
     @Test func sequencerPrintsItsVersionWithoutReadingTheFileOrTheJournal() async throws {
         let cli = try CLI()

@@ -5,7 +5,7 @@ import Testing
 
 /// The trace, dot and Mermaid renderers work from the report of a run in this process: no
 /// workflow file, no journal.
-@Suite(.timeLimit(.minutes(1))) struct RunReportOutputTests {
+@Suite(.timeLimit(.minutes(5))) struct RunReportOutputTests {
     /// a -> b (lane net) -> c, and d (lane net), which is up to date.
     static func report() async throws -> RunReport {
         var workflow = Workflow()

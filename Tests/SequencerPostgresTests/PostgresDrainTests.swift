@@ -9,7 +9,7 @@ import Testing
 /// of jobs they carry: an enqueue, a claim and a batch of ends each, and a worker's turn. The
 /// statements are counted by the store itself (``PostgresQueueStore/statements``), for the task
 /// that sets the counter and the tasks it starts.
-@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(5)))
 struct PostgresDrainTests {
     /// `body`'s statements.
     static func counting(_ body: () async throws -> Void) async rethrows -> Int {

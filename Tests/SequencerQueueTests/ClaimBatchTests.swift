@@ -5,7 +5,7 @@ import Testing
 @testable import SequencerQueue
 
 /// How many jobs one worker's turn claims: short jobs share their transactions.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ClaimBatchTests {
     @Test func oneTurnClaimsAheadOfTheRunningSlots() async throws {
         let directory = try TemporaryDirectory()

@@ -6,7 +6,7 @@ import Testing
 
 /// A durable job's life beyond one attempt: cancelled while it runs, timed out, taken back
 /// from a worker that died, released when work stops and run at the next launch.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DurableQueueLifeTests {
     @Test func cancellingARunningJobCancelsItsBodyAndSkipsItsDependents() async throws {
         let directory = try TemporaryDirectory()

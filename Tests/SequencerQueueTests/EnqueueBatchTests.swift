@@ -5,7 +5,7 @@ import Testing
 @testable import SequencerQueue
 
 /// `enqueue(_ requests:)`: many jobs in one transaction, all or none.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct EnqueueBatchTests {
     @Test func aBatchAddsItsJobsInOrderAndCoalescesAKeyGivenTwice() async throws {
         let directory = try TemporaryDirectory()
@@ -44,7 +44,7 @@ struct EnqueueBatchTests {
 }
 
 /// `enqueue(_ batch:)`: a graph, with needs among its jobs, in one transaction.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct EnqueueGraphTests {
     @Test func aGraphIsEnqueuedWholeAndRunsInTheOrderOfItsNeeds() async throws {
         let directory = try TemporaryDirectory()

@@ -6,7 +6,7 @@ import Testing
 /// finished jobs, are often kept by the object whose methods the bodies call, and through them
 /// would keep that object, and all it holds, alive in a cycle. (The worker that hands a result
 /// over lets go of the body just after: hence `eventually`.)
-@Suite(.timeLimit(.minutes(1))) struct BodyRetentionTests {
+@Suite(.timeLimit(.minutes(5))) struct BodyRetentionTests {
     /// Says when it goes.
     final class Capture: Sendable {
         let gone: Locked<Bool>
@@ -53,7 +53,7 @@ import Testing
         let report = await (try workflow.start()).report()
         workflow = Workflow()
         _ = consume capture
-        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        #expect(await eventually { gone.withLock { $0 } })
         // What the report is for is still there.
         #expect(report.status == .succeeded && report.value(of: job) == 1)
         #expect(report.criticalPath == ["a"])
@@ -69,7 +69,7 @@ import Testing
         }
         let report = await (try workflow.start()).report()
         workflow = Workflow()
-        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        #expect(await eventually { gone.withLock { $0 } })
         #expect(report.outcome(of: "parent/child")?.status == .succeeded)
         #expect(report.value(of: parent) == 2)
     }
@@ -80,7 +80,7 @@ import Testing
         try await owner?.runAndKeepReport()
         #expect(owner?.report.withLock { $0?.status } == .succeeded)
         owner = nil
-        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        #expect(await eventually { gone.withLock { $0 } })
     }
 
     @Test func aQueueLetsGoOfTheBodiesOfItsFinishedJobs() async throws {
@@ -88,7 +88,7 @@ import Testing
         let queue = JobQueue(keepFinished: 100)
         let job = try queue.add("a") { [capture = Capture(gone)] _ in capture.gone.withLock { $0 } ? 0 : 3 }
         #expect(try await queue.value(of: job) == 3)
-        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        #expect(await eventually { gone.withLock { $0 } })
         // The job itself is kept (keepFinished), with its result.
         #expect(queue.outcome(of: "a")?.status == .succeeded)
         #expect(try await queue.value(of: job) == 3)
@@ -101,7 +101,7 @@ import Testing
         try queue.add("first") { _ in await gate.wait() }
         try queue.add("second") { [capture = Capture(gone)] _ in _ = capture }
         queue.cancel("second")
-        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        #expect(await eventually { gone.withLock { $0 } })
         gate.open()
         queue.close()
         #expect(await queue.report().outcome(of: "second")?.status == .cancelled)
@@ -113,6 +113,6 @@ import Testing
         #expect(try await engine?.sync(4) == 8)
         #expect(try await engine?.sync(5) == 10)
         engine = nil
-        #expect(await eventually(within: .seconds(10)) { gone.withLock { $0 } })
+        #expect(await eventually { gone.withLock { $0 } })
     }
 }

@@ -57,7 +57,7 @@ private final class FakeSensor: Sendable {
     var stops: Int { state.value.stops }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CompletionSourceTests {
     // MARK: Completing
 

@@ -25,7 +25,7 @@ private func addSleeper<T: Sendable>(
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DeadlineTests {
     @Test(arguments: 0..<20)
     func atTheDeadlineRunningJobsTimeOutAndJobsNotStartedAreCancelled(repetition: Int) async throws {

@@ -6,7 +6,7 @@ import Testing
 /// `RunReport`: status, every job's outcome with its timing on the run's clock, the run's
 /// duration and its critical path. Time comes from a `ManualClock` that the test moves while
 /// jobs wait at gates, so every timestamp is exact.
-@Suite(.timeLimit(.minutes(1))) struct ReportTests {
+@Suite(.timeLimit(.minutes(5))) struct ReportTests {
     struct Boom: Error, Equatable {}
 
     /// A run on a manual clock that reports its events.
@@ -218,7 +218,9 @@ import Testing
     /// needs a second processor, and it is a single case: parallel cases could hold every thread.
     /// When other suites hold the second thread for the whole spin, the interleaving does not
     /// happen; the scenario is then run again, up to thirty times (a full CI run, with the web
-    /// server's suites beside it, once missed it ten times in a row).
+    /// server's suites beside it, once missed it ten times in a row). Its jobs and the task that
+    /// reads the run's events have the highest priority, so that they go ahead of the other
+    /// suites' work (jobs default to `.utility`, below every test; a CI run missed it thirty times).
     @Test(.enabled(if: RunOptions.activeProcessorCount > 1))
     func aDependentNeverStartsBeforeItsLastNeedEnded() async throws {
         for _ in 1...30 {
@@ -241,7 +243,7 @@ import Testing
         let aGate = Gate(), bGate = Gate()
         let bRecorded = Flag(), interleaved = Flag()
         var workflow = Workflow()
-        try workflow.add("A") { _ in
+        try workflow.add("A", priority: .userInteractive) { _ in
             await aGate.wait()
             // The next reading is the one that ends A (B is held, the test reads nothing).
             clock.duringNextReading {
@@ -255,18 +257,21 @@ import Testing
                 }
             }
         }
-        try workflow.add("B") { _ in await bGate.wait() }
-        try workflow.add("j", needs: ["A", "B"]) { _ in }
+        try workflow.add("B", priority: .userInteractive) { _ in await bGate.wait() }
+        try workflow.add("j", needs: ["A", "B"], priority: .userInteractive) { _ in }
         let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self)
         let run = try workflow.start(RunOptions(maxConcurrency: 2, clock: clock, events: continuation))
         await aGate.arrivals(atLeast: 1)
         await bGate.arrivals(atLeast: 1)
-        aGate.open()
         // The run reports B's end while recording it, under its lock: A's worker goes on after.
-        for await event in stream where event == .finished("B", .succeeded) {
-            bRecorded.mark()
-            break
+        let reader = Task(priority: .high) {
+            for await event in stream where event == .finished("B", .succeeded) {
+                bRecorded.mark()
+                break
+            }
         }
+        aGate.open()
+        await reader.value
         let report = await run.report()
         return interleaved.marked ? report : nil
     }

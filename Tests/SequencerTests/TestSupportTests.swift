@@ -109,7 +109,7 @@ func manualInstant(_ offset: Duration) -> ManualClock.Instant { ManualClock.Inst
 
 // MARK: - ManualClock
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ManualClockTests {
     @Test func startsAtZeroAndAdvancesOnlyWhenTold() {
         let clock = ManualClock()
@@ -274,7 +274,7 @@ struct ManualClockTests {
 
 // MARK: - Gate
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct GateTests {
     @Test func anOpenGateLetsEveryoneThrough() async {
         let gate = Gate()

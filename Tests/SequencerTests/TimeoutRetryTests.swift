@@ -6,7 +6,7 @@ private struct Flaky: Error, Equatable {
     let attempt: Int
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct TimeoutRetryTests {
     // MARK: - Timeout
 

@@ -41,27 +41,27 @@ final class Watcher {
     /// How many times `line` was printed so far (as part of a line).
     func count(_ line: String) -> Int { text.components(separatedBy: line).count - 1 }
 
-    /// Waits (60 s at most) until `line` has been printed `times` times.
+    /// Waits (two minutes at most) until `line` has been printed `times` times.
     func waitFor(_ line: String, times: Int = 1) async -> Bool {
-        await eventually(within: .seconds(60)) { self.count(line) >= times }
+        await eventually { self.count(line) >= times }
     }
 
-    /// Waits (60 s at most) until `line` has been printed after `earlier`.
+    /// Waits (two minutes at most) until `line` has been printed after `earlier`.
     func waitFor(_ line: String, after earlier: String) async -> Bool {
-        await eventually(within: .seconds(60)) {
+        await eventually {
             let text = self.text
             guard let start = text.range(of: earlier) else { return false }
             return text[start.upperBound...].contains(line)
         }
     }
 
-    /// Sends `signal` and waits for the end (killing it after 60 s, which fails the test).
+    /// Sends `signal` and waits for the end (killing it after two minutes, which fails the test).
     /// - Returns: the exit status.
     func stop(_ signal: Int32 = SIGINT) async -> Int32 {
         kill(process.processIdentifier, signal)
-        let ended = await eventually(within: .seconds(60)) { !self.process.isRunning && self.collected.readers.withLock { $0 == 0 } }
+        let ended = await eventually { !self.process.isRunning && self.collected.readers.withLock { $0 == 0 } }
         if !ended {
-            Issue.record("sequencer --watch still ran 60 s after signal \(signal); killed. Output:\n\(text)")
+            Issue.record("sequencer --watch still ran two minutes after signal \(signal); killed. Output:\n\(text)")
             kill(process.processIdentifier, SIGKILL)
         }
         let process = process
