@@ -26,7 +26,7 @@ import Testing
         #expect(await eventually { firstEnded.isOpen })
 
         // The next pidfd opened takes the lowest free number: usually the one the poller closed.
-        let sleeper = try Child(["/bin/sleep", "30"])
+        let sleeper = try Child(["/bin/sleep", "3600"])
         let sleeperPidfd = try #require(PidfdPoller.openPidfd(sleeper.pid))
         let sleeperEnded = Gate()
         #expect(poller.watch(sleeperPidfd, pid: sleeper.pid) { sleeperEnded.open() })
@@ -47,7 +47,7 @@ import Testing
     @Test("an exit that no event reports is found by the sweep")
     func theSweepFindsAMissedExit() async throws {
         let poller = try #require(PidfdPoller(sweepInterval: .milliseconds(20)))
-        let sleeper = try Child(["/bin/sleep", "30"])
+        let sleeper = try Child(["/bin/sleep", "3600"])
         let exiting = try Child(["/bin/true"])
         // The sleeper's pidfd under the exiting child's pid: a registration whose event never comes.
         let ended = Gate()
@@ -63,7 +63,7 @@ import Testing
     @Test("a child that has not exited is not ended by the sweep")
     func theSweepLeavesRunningChildren() async throws {
         let poller = try #require(PidfdPoller(sweepInterval: .milliseconds(10)))
-        let sleeper = try Child(["/bin/sleep", "30"])
+        let sleeper = try Child(["/bin/sleep", "3600"])
         let ended = Gate()
         #expect(poller.watch(try #require(PidfdPoller.openPidfd(sleeper.pid)), pid: sleeper.pid) { ended.open() })
         // Several sweeps: a second poller's child, watched after, ends first.
