@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerProcess
 import SequencerQueue
 import SequencerWorkflowFile
 

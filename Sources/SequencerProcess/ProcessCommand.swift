@@ -19,6 +19,10 @@ public struct ProcessCommand: Sendable, Hashable {
     /// small supervisor process, its group's leader, which relays its exit and ends the group
     /// once this process is gone. `false` by default.
     public var diesWithParent = false
+    /// Whether the command has this process's terminal: its stdin, stdout and stderr, and its
+    /// process group (so that Ctrl-C reaches it as it reaches this process), as ninja's
+    /// `console` pool gives them. Its output file is then left empty. `false` by default.
+    public var usesTerminal = false
 
     /// Creates a command.
     ///

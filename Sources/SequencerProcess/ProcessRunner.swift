@@ -189,9 +189,10 @@ public final class ProcessRunner: Sendable {
         reaped.entry?.continuation?.resume(with: reaped.result.map(ProcessExit.init(waitStatus:)).mapError { $0 as any Error })
     }
 
-    /// `kill(-pid, signal)`, for a pid that is a group leader we have not reaped (never 0 or 1).
+    /// `kill(-pid, signal)`, for a pid that is a group leader we have not reaped (never 0 or 1);
+    /// `kill(pid, signal)` for a child that has no group of its own (``ProcessCommand/usesTerminal``).
     private func signalGroup(_ pid: pid_t, _ signal: Int32) {
         guard pid > 1 else { return }
-        _ = kill(-pid, signal)
+        if kill(-pid, signal) != 0, errno == ESRCH { _ = kill(pid, signal) }
     }
 }

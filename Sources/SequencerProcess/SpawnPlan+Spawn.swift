@@ -63,15 +63,18 @@ extension SpawnPlan {
         guard posix_spawnattr_init(&attributes) == 0 else { throw failure(ENOMEM) }
         defer { posix_spawnattr_destroy(&attributes) }
 
-        try check(posix_spawn_file_actions_adddup2(&actions, output, 1))
-        try check(posix_spawn_file_actions_adddup2(&actions, output, 2))
-        try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0))
+        if !usesTerminal {
+            try check(posix_spawn_file_actions_adddup2(&actions, output, 1))
+            try check(posix_spawn_file_actions_adddup2(&actions, output, 2))
+            try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0))
+        }
         try check(addChdir(&actions))
+        let group = usesTerminal ? 0 : POSIX_SPAWN_SETPGROUP
         #if os(Linux)
         if let addCloseFrom = GNUFunctions.addCloseFrom { try check(addCloseFrom(&actions, 3)) }
-        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+        let flags = group | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
         #else
-        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_CLOEXEC_DEFAULT
+        let flags = group | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_CLOEXEC_DEFAULT
         #endif
 
         try check(posix_spawnattr_setflags(&attributes, Int16(flags)))

@@ -23,6 +23,8 @@ struct SpawnPlan {
     let envp: CStringArray
     /// Run under a supervisor that kills its group when this process ends (``ProcessCommand/diesWithParent``).
     let supervised: Bool
+    /// Inherit this process's descriptors 0 to 2 and process group (``ProcessCommand/usesTerminal``).
+    let usesTerminal: Bool
 
     /// Checks `command` and opens the output file (creating or truncating it, mode 0644 less the umask).
     ///
@@ -41,7 +43,8 @@ struct SpawnPlan {
         self.directory = directory
         argv = CStringArray(command.arguments)
         envp = CStringArray(environment: command.environment)
-        supervised = command.diesWithParent
+        supervised = command.diesWithParent && !command.usesTerminal
+        usesTerminal = command.usesTerminal
     }
 
     /// Closes the output file (the child has its own copies) and frees the C strings.

@@ -5,7 +5,7 @@ import Synchronization
 /// SIGINT and SIGTERM, handled instead of ending the process: the first one stops the run
 /// (its processes get SIGTERM, then SIGKILL after the grace period), a second one kills the
 /// processes at once.
-final class Interrupts: Sendable {
+public final class Interrupts: Sendable {
     private final class Counter: Sendable {
         let value = Atomic<Int>(0)
     }
@@ -16,10 +16,10 @@ final class Interrupts: Sendable {
     private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
 
     /// Whether a signal arrived.
-    var happened: Bool { count.value.load(ordering: .acquiring) > 0 }
+    public var happened: Bool { count.value.load(ordering: .acquiring) > 0 }
 
     /// Starts listening. `first` runs on the first signal, `again` on each later one.
-    init(first: @escaping @Sendable () -> Void, again: @escaping @Sendable () -> Void) {
+    public init(first: @escaping @Sendable () -> Void, again: @escaping @Sendable () -> Void) {
         let count = count
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
@@ -33,7 +33,7 @@ final class Interrupts: Sendable {
     }
 
     /// Stops listening and restores the default actions.
-    func stop() {
+    public func stop() {
         for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
