@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
         .library(name: "SequencerQueue", targets: ["SequencerQueue"]),
         .library(name: "SequencerPostgres", targets: ["SequencerPostgres"]),
+        .library(name: "SequencerNinja", targets: ["SequencerNinja"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-serve", targets: ["SequencerServeCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
@@ -86,6 +87,12 @@ let package = Package(
         .target(
             name: "SequencerBuild",
             dependencies: ["Sequencer", "SequencerWorkflowFile", "SequencerJournal"],
+            swiftSettings: strict
+        ),
+        // The ninja manifest language, its semantics and tools (`sequencer ninja`).
+        .target(
+            name: "SequencerNinja",
+            dependencies: ["Sequencer", "SequencerProcess", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -213,6 +220,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SequencerNinjaTests",
+            dependencies: ["SequencerNinja", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
