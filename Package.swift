@@ -106,6 +106,7 @@ let package = Package(
                 "SequencerBuild",
                 "SequencerQueue",
                 "SequencerPostgres",
+                "SequencerNinja",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerNinja
 import SequencerWorkflowFile
 
 @main
@@ -17,6 +18,7 @@ struct SequencerCLI: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, CheckCommand.self, GraphCommand.self, RunsCommand.self, ShowCommand.self, TraceCommand.self,
             ResumeCommand.self, GCCommand.self, CleanCommand.self, WorkerCommand.self, ServeCommand.self,
+            NinjaCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )
@@ -24,6 +26,15 @@ struct SequencerCLI: AsyncParsableCommand {
     /// Like the library's `main`, but bad arguments exit with 2 (the documented status for
     /// invalid input) instead of argument-parser's 64.
     static func main() async {
+        // ninja's command line is ninja's, not argument-parser's: `ninja` (a link to this
+        // binary) and `sequencer ninja` hand every argument to ninja mode as they are.
+        let arguments = CommandLine.arguments
+        if arguments.first.map({ $0.split(separator: "/").last == "ninja" }) == true {
+            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst())))
+        }
+        if arguments.count > 1, arguments[1] == "ninja" {
+            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst(2))))
+        }
         // Answered before the parser, which reflects over every command's options (about 2 ms,
         // a third of the process's life): what scripts and package managers call most.
         if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {

@@ -1,0 +1,79 @@
+/// The edges a build wants, in an order where each comes after the edges that write its inputs:
+/// every edge reached from the targets through inputs of any kind, and the validations of
+/// those edges, which become targets of their own.
+///
+/// - Complexity: O(nodes + edges reached), without recursion (a chain of a million edges is
+///   fine).
+public struct BuildPlan: Sendable {
+    public typealias NodeID = NinjaGraph.NodeID
+    public typealias EdgeID = NinjaGraph.EdgeID
+
+    /// The wanted edges, inputs' edges first.
+    public private(set) var order: [EdgeID] = []
+    /// Whether each edge of the graph is wanted.
+    public private(set) var wanted: [Bool]
+    /// For each wanted edge, the node it was reached through (for "needed by" messages).
+    public private(set) var reachedThrough: [NodeID]
+
+    /// An error that stops the build before it starts.
+    public struct Failure: Error, Equatable, Sendable {
+        public var message: String
+    }
+
+    /// Plans the build of `targets`.
+    /// - Throws: ``Failure`` naming a dependency cycle whole (`dependency cycle: a -> b -> a`).
+    public init(graph: NinjaGraph, targets: [NodeID]) throws(Failure) {
+        wanted = Array(repeating: false, count: graph.edges.count)
+        reachedThrough = Array(repeating: -1, count: graph.edges.count)
+        // 0: not seen, 1: on the stack, 2: done.
+        var mark = [UInt8](repeating: 0, count: graph.edges.count)
+        var pendingTargets = targets
+        var stack: [(node: NodeID, next: Int)] = []
+        while let target = pendingTargets.popLast() {
+            stack.append((target, 0))
+            while let top = stack.last {
+                guard let edgeID = graph.nodes[Int(top.node)].inEdge else {
+                    stack.removeLast()
+                    continue
+                }
+                let edge = graph.edges[Int(edgeID)]
+                if top.next == 0 {
+                    switch mark[Int(edgeID)] {
+                    case 2:
+                        stack.removeLast()
+                        continue
+                    case 1:
+                        throw Failure(message: Self.cycle(graph: graph, stack: stack.map(\.node), closingAt: edgeID))
+                    default:
+                        mark[Int(edgeID)] = 1
+                        reachedThrough[Int(edgeID)] = top.node
+                    }
+                }
+                if top.next < edge.inputs.count {
+                    stack[stack.count - 1].next += 1
+                    stack.append((edge.inputs[top.next], 0))
+                    continue
+                }
+                mark[Int(edgeID)] = 2
+                wanted[Int(edgeID)] = true
+                order.append(edgeID)
+                pendingTargets += edge.validations
+                stack.removeLast()
+            }
+        }
+    }
+
+    /// ninja's message for a cycle: from the node where it closes, through the stack, back to it.
+    private static func cycle(graph: NinjaGraph, stack: [NodeID], closingAt edge: EdgeID) -> String {
+        guard let last = stack.last, let start = stack.firstIndex(where: { graph.nodes[Int($0)].inEdge == edge }) else {
+            return "dependency cycle"
+        }
+        // From the node that closes the cycle, not another output of its edge: `a -> c -> a`
+        // rather than `b -> c -> a` when one edge writes a and b.
+        var path = Array(stack[start..<(stack.count - 1)])
+        guard !path.isEmpty else { return "dependency cycle: " + graph.nodes[Int(last)].path }
+        path[0] = last
+        let message = "dependency cycle: " + path.map { graph.nodes[Int($0)].path + " -> " }.joined() + graph.nodes[Int(last)].path
+        return message
+    }
+}

@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One round of a build: the plan, the verdicts and the expanded variables of the edges it
+/// runs. Dyndep files that are ready (built, or sources) are loaded into the graph first; an
+/// edge whose dyndep file must still be built waits, with everything that depends on it, and
+/// the round builds that file instead.
+struct BuildRound {
+    typealias NodeID = NinjaGraph.NodeID
+    typealias EdgeID = NinjaGraph.EdgeID
+
+    let graph: NinjaGraph
+    let plan: BuildPlan
+    let scan: UpToDateScan
+    let facts: [EdgeID: EdgeFacts]
+    /// Dyndep files this round builds, to be loaded before the next.
+    let pendingDyndeps: [NodeID]
+    /// The edges with a command to run for all of the build's targets, as far as this round
+    /// knows (the status line's total).
+    let commandsToRun: Int
+
+    struct Failure: Error {
+        var message: String
+    }
+
+    init(graph: inout NinjaGraph, targets: [NodeID], hashes: BuildStateStore, records: any BuildRecords) throws(Failure) {
+        var roundTargets = targets
+        var pending: [NodeID] = []
+        var result: (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts])
+        var commands = 0
+        while true {
+            result = try Self.scan(graph, targets: roundTargets, hashes: hashes, records: records)
+            let (plan, scan, _) = result
+            if pending.isEmpty {
+                commands = plan.order.count { !graph.edges[Int($0)].isPhony && scan.isScheduled($0) }
+            }
+            // Dyndep files the wanted edges name that are ready now: loaded, and scanned again.
+            var ready: [NodeID] = []
+            var unready: [NodeID] = []
+            for edgeID in plan.order {
+                guard let dyndep = graph.edges[Int(edgeID)].dyndep, graph.nodes[Int(dyndep)].dyndepPending else { continue }
+                if let producer = graph.nodes[Int(dyndep)].inEdge, scan.isScheduled(producer) {
+                    if !unready.contains(dyndep) { unready.append(dyndep) }
+                } else if !ready.contains(dyndep) {
+                    ready.append(dyndep)
+                }
+            }
+            if !ready.isEmpty {
+                for node in ready {
+                    do {
+                        _ = try graph.load(dyndep: node)
+                    } catch {
+                        throw Failure(message: error.message)
+                    }
+                }
+                continue
+            }
+            if !unready.isEmpty, pending.isEmpty {
+                // This round builds the dyndep files only.
+                pending = unready
+                roundTargets = unready
+                continue
+            }
+            break
+        }
+        self.graph = graph
+        (plan, scan, facts) = result
+        pendingDyndeps = pending
+        commandsToRun = commands
+    }
+
+    private static func scan(
+        _ graph: NinjaGraph, targets: [NodeID], hashes: BuildStateStore, records: any BuildRecords
+    ) throws(Failure) -> (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts]) {
+        let plan: BuildPlan
+        do {
+            plan = try BuildPlan(graph: graph, targets: targets)
+        } catch {
+            throw Failure(message: error.message)
+        }
+        var facts: [EdgeID: EdgeFacts] = [:]
+        do {
+            for edgeID in plan.order where !graph.edges[Int(edgeID)].isPhony {
+                facts[edgeID] = try EdgeEvaluation.facts(of: edgeID, in: graph)
+            }
+        } catch {
+            throw Failure(message: error.message)
+        }
+        let outputs = { (edge: EdgeID) in graph.edges[Int(edge)].outputs.map { graph.nodes[Int($0)].path } }
+        do {
+            let scan = try UpToDateScan(
+                graph: graph, plan: plan, fingerprint: EdgeFingerprint(graph: graph, hashes: hashes),
+                facts: { facts[$0] ?? EdgeFacts(command: "") },
+                discovered: { edge in facts[edge].map { records.discoveredInputs(outputs: outputs(edge), facts: $0) } ?? [] },
+                recorded: { edge in outputs(edge).first.flatMap { hashes.fingerprint(of: $0) } },
+                adopt: { edge, facts, inputs, fingerprint in
+                    let outputs = outputs(edge)
+                    guard records.ninjaConsidersUpToDate(outputs: outputs, facts: facts, inputs: inputs) else { return false }
+                    hashes.record(outputs[0], fingerprint: fingerprint)
+                    return true
+                })
+            return (plan, scan, facts)
+        } catch {
+            throw Failure(message: error.message)
+        }
+    }
+
+    /// Whether an edge with a command is to run.
+    var hasWork: Bool {
+        plan.order.contains { !graph.edges[Int($0)].isPhony && scan.isScheduled($0) }
+    }
+
+    /// `-d explain`: why each edge runs.
+    func explainDirty() {
+        for edgeID in plan.order {
+            guard !graph.edges[Int(edgeID)].isPhony, case .dirty(let reason) = scan.verdicts[Int(edgeID)] else { continue }
+            writeAll(STDERR_FILENO, Array("ninja explain: \(reason)\n".utf8))
+        }
+    }
+}

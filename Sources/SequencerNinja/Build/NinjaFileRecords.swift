@@ -1,0 +1,118 @@
+import Synchronization
+
+/// ``BuildRecords`` kept in ninja's own files, `.ninja_log` (in the version `--version` reports)
+/// and `.ninja_deps`, in the build directory, so that ninja can take the directory back.
+final class NinjaFileRecords: BuildRecords {
+    private struct Logs {
+        var deps: NinjaDepsLog
+        var build: NinjaBuildLog
+    }
+
+    private let logs: Mutex<Logs>
+    private let depsFile: NinjaLogAppender
+    private let buildFile: NinjaLogAppender
+    private let console: NinjaConsole
+
+    private init(deps: NinjaDepsLog, build: NinjaBuildLog, depsPath: String, buildPath: String, console: NinjaConsole) {
+        logs = Mutex(Logs(deps: deps, build: build))
+        depsFile = NinjaLogAppender.depsLog(at: depsPath)
+        buildFile = NinjaLogAppender.buildLog(at: buildPath, version: NinjaBuildLog.ninja111Version)
+        self.console = console
+    }
+
+    /// Reads both files (a damaged one is cut back or started anew, with ninja's warning).
+    static func open(session: NinjaSession) -> NinjaFileRecords {
+        let depsPath = session.inBuildDirectory(NinjaDepsLog.fileName)
+        let buildPath = session.inBuildDirectory(NinjaBuildLog.fileName)
+        var deps = NinjaDepsLog()
+        var build = NinjaBuildLog()
+        do {
+            let loaded = try NinjaDepsLog.load(from: depsPath)
+            if let warning = loaded.warning { session.console.warning(warning) }
+            deps = loaded.log
+        } catch {
+            session.console.warning("loading deps log \(depsPath): \(error); starting over")
+        }
+        do {
+            let loaded = try NinjaBuildLog.load(from: buildPath)
+            if let warning = loaded.warning { session.console.warning(warning) }
+            build = loaded.log
+            // Written in the version this ninja reports (its lines are appended to it).
+            if loaded.fileExists, build.needsRecompaction(writingVersion: NinjaBuildLog.ninja111Version) {
+                try build.recompact(at: buildPath, version: NinjaBuildLog.ninja111Version) { !FileStamp.of($0).exists && session.graph.node(at: $0) == nil }
+            }
+            if deps.needsRecompaction {
+                try deps.recompact(at: depsPath) { FileStamp.of($0).exists || session.graph.node(at: $0) != nil }
+            }
+        } catch {
+            session.console.warning("loading build log \(buildPath): \(error); starting over")
+        }
+        return NinjaFileRecords(deps: deps, build: build, depsPath: depsPath, buildPath: buildPath, console: session.console)
+    }
+
+    func discoveredInputs(outputs: [String], facts: EdgeFacts) -> [String] {
+        guard let first = outputs.first else { return [] }
+        if !facts.deps.isEmpty {
+            return logs.withLock { $0.deps.deps(of: first)?.inputs } ?? []
+        }
+        guard !facts.depfile.isEmpty else { return [] }
+        // Without `deps`, ninja reads the depfile each time; one that cannot be read or parsed
+        // lists nothing (the edge's outputs then decide).
+        return (try? DiscoveredInputs.readDepfile(facts.depfile)) ?? []
+    }
+
+    func recordDiscovered(outputs: [String], inputs: [String]) {
+        for output in outputs {
+            let mtime = FileStamp.of(output).modified
+            do {
+                let bytes = try logs.withLock { logs throws(NinjaLogFileError) in try logs.deps.record(output: output, mtime: mtime, inputs: inputs) }
+                if !bytes.isEmpty { try depsFile.append(bytes) }
+            } catch {
+                console.error("Error writing to deps log: \(error)")
+            }
+        }
+    }
+
+    func recordCommand(outputs: [String], facts: EdgeFacts, start: Int64, end: Int64) {
+        let hash = MurmurHash64A.hash(facts.commandForHash)
+        let mtime = outputs.map { FileStamp.of($0).modified }.max() ?? 0
+        var bytes: [UInt8] = []
+        logs.withLock { logs in
+            for output in outputs {
+                let entry = NinjaBuildLogEntry(
+                    output: output, commandHash: hash, startTime: Int32(clamping: start), endTime: Int32(clamping: end), mtime: mtime)
+                logs.build.record(entry)
+                bytes += NinjaBuildLog.line(for: entry)
+            }
+        }
+        do {
+            try buildFile.append(bytes)
+        } catch {
+            console.error("Error writing to build log: \(error)")
+        }
+    }
+
+    func ninjaConsidersUpToDate(outputs: [String], facts: EdgeFacts, inputs: [String]) -> Bool {
+        let newestInput = inputs.map { FileStamp.of($0).modified }.max() ?? 0
+        return logs.withLock { logs in
+            // As the log's version hashes (ninja 1.13's logs use another function).
+            let hash = logs.build.commandHashFunction.hash(facts.commandForHash)
+            if !facts.deps.isEmpty, let first = outputs.first {
+                guard let deps = logs.deps.deps(of: first), deps.mtime >= FileStamp.of(first).modified else { return false }
+            }
+            for output in outputs {
+                let found = FileStamp.of(output)
+                guard found.exists, let entry = logs.build[output: output] else { return false }
+                if !facts.generator, entry.commandHash != hash { return false }
+                let mtime = facts.restat ? entry.mtime : found.modified
+                if mtime < newestInput || entry.mtime < newestInput { return false }
+            }
+            return true
+        }
+    }
+
+    func flush() {
+        try? depsFile.close()
+        try? buildFile.close()
+    }
+}

@@ -1,0 +1,33 @@
+/// Reads the manifest as the command line's `-w` flags ask.
+enum ManifestLoading {
+    struct Loaded {
+        var graph: NinjaGraph
+        var warnings: [String]
+    }
+
+    static func load(_ path: String, options: NinjaOptions) throws(ManifestError) -> Loaded {
+        var warnings: [String] = []
+        let parserOptions = ManifestParser.Options(
+            duplicateOutputs: options.duplicateOutputsAreErrors ? .error : .warn,
+            phonyCycles: options.phonyCyclesAreErrors ? .error : .warn,
+            ninjaVersion: NinjaOptions.version)
+        let graph = try ManifestParser.parse(file: path, options: parserOptions) { warnings.append($0) }
+        return Loaded(graph: graph, warnings: warnings)
+    }
+}
+
+/// An edge's variables, expanded for running it.
+enum EdgeEvaluation {
+    static func facts(of edge: NinjaGraph.EdgeID, in graph: NinjaGraph) throws(ManifestError) -> EdgeFacts {
+        EdgeFacts(
+            command: try graph.command(of: edge),
+            description: try graph.description(of: edge),
+            depfile: try graph.depfile(of: edge),
+            deps: try graph.deps(of: edge),
+            msvcDepsPrefix: try graph.msvcDepsPrefix(of: edge),
+            responseFile: try graph.rspfile(of: edge),
+            responseFileContent: try graph.rspfileContent(of: edge),
+            restat: try graph.restat(of: edge),
+            generator: try graph.generator(of: edge))
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import SequencerProcess
+
+/// One load of the manifest and of the build directory's state: what a build, a manifest
+/// rebuild or a tool works on.
+final class NinjaSession: Sendable {
+    let options: NinjaOptions
+    let console: NinjaConsole
+    let environment: [String: String]
+    let graph: NinjaGraph
+    /// `builddir`, where ninja keeps `.ninja_log` and `.ninja_deps` ("" for the current directory).
+    let buildDirectory: String
+
+    struct Failure: Error {
+        var message: String
+    }
+
+    init(options: NinjaOptions, console: NinjaConsole, environment: [String: String]) throws(Failure) {
+        self.options = options
+        self.console = console
+        self.environment = environment
+        do {
+            let loaded = try ManifestLoading.load(options.manifest, options: options)
+            for warning in loaded.warnings { console.warning(warning) }
+            graph = loaded.graph
+        } catch {
+            throw Failure(message: error.message)
+        }
+        buildDirectory = graph.scopes.first?.bindings["builddir"] ?? ""
+        if !buildDirectory.isEmpty, !options.dryRun, options.tool == nil || options.tool == "recompact" {
+            do {
+                try FileManager.default.createDirectory(atPath: buildDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw Failure(message: "creating build directory \(buildDirectory): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// A path in the build directory.
+    func inBuildDirectory(_ name: String) -> String {
+        buildDirectory.isEmpty ? name : buildDirectory + "/" + name
+    }
+
+    func makeStatus(format: StatusFormat, parallelism: Int) -> BuildStatus {
+        let verbosity: BuildStatus.Verbosity =
+            switch options.verbosity {
+            case .normal: .normal
+            case .verbose: .verbose
+            case .quiet: .noStatusUpdate
+            }
+        return BuildStatus(printer: .standardOutput(environment: environment), format: format, verbosity: verbosity, parallelism: parallelism)
+    }
+
+    enum RebuildOutcome: Equatable {
+        case rebuilt, upToDate, failed(String), interrupted
+    }
+
+    /// Builds the manifest first when an edge writes it, as ninja does.
+    func rebuildManifest(status: BuildStatus, parallelism: Int) async -> RebuildOutcome {
+        guard let node = graph.node(at: (try? CanonicalPath.canonicalize(options.manifest)) ?? options.manifest), graph.nodes[Int(node)].inEdge != nil else {
+            return .upToDate
+        }
+        switch await runBuild(targets: [node], status: status, parallelism: parallelism) {
+        case .noWork: return .upToDate
+        case .succeeded: return .rebuilt
+        case .failed(let message), .error(let message): return .failed(message)
+        case .interrupted: return .interrupted
+        }
+    }
+
+    /// Builds the command line's targets, or the defaults, or every root: ninja's exit code.
+    func build(status: BuildStatus, parallelism: Int) async -> Int32 {
+        let targets: [NinjaGraph.NodeID]
+        do {
+            targets = try TargetSelection.resolve(options.arguments, in: graph)
+        } catch {
+            console.error(error.message)
+            return 1
+        }
+        switch await runBuild(targets: targets, status: status, parallelism: parallelism) {
+        case .noWork:
+            console.info("no work to do.")
+            return 0
+        case .succeeded: return 0
+        case .failed(let message):
+            console.info("build stopped: \(message).")
+            return 1
+        case .interrupted:
+            console.info("build stopped: interrupted by user.")
+            return 2
+        case .error(let message):
+            console.error(message)
+            return 1
+        }
+    }
+
+    enum BuildOutcome {
+        case noWork, succeeded, failed(String), interrupted, error(String)
+    }
+
+    /// Builds `targets`. Edges whose dyndep file must be built first wait for a later round:
+    /// the first builds the dyndep files, which are then loaded into the graph, and the next
+    /// plans again with what they added (ninja updates its plan in place; the rounds give the
+    /// same order).
+    func runBuild(targets: [NinjaGraph.NodeID], status: BuildStatus, parallelism: Int) async -> BuildOutcome {
+        let directory = inBuildDirectory(".sequencer")
+        if !options.dryRun { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let stateFile = BuildStateFile(path: directory + "/ninja-state")
+        let loaded = stateFile.load()
+        if let problem = loaded.problem { console.warning("\(stateFile.path): \(problem); it is a cache: starting it anew") }
+        let rewrite = loaded.problem != nil || !loaded.existed || loaded.records > 3 * (loaded.state.files.count + loaded.state.edges.count) + 1_000
+        let writer = options.dryRun ? nil : BuildStateWriter(path: stateFile.path, state: loaded.state, appendingTo: rewrite ? nil : loaded)
+        let hashes = BuildStateStore(state: loaded.state, writer: writer)
+        defer { hashes.close() }
+        let records: any BuildRecords = options.dryRun ? NoRecords() : NinjaFileRecords.open(session: self)
+        defer { records.flush() }
+        var graph = self.graph
+        var ranAny = false
+        while true {
+            let round: BuildRound
+            do {
+                round = try BuildRound(graph: &graph, targets: targets, hashes: hashes, records: records)
+            } catch {
+                return .error(error.message)
+            }
+            if options.explain { round.explainDirty() }
+            guard round.hasWork else {
+                if round.pendingDyndeps.isEmpty { return ranAny ? .succeeded : .noWork }
+                return .error("dyndep files \(round.pendingDyndeps.map { graph.nodes[Int($0)].path }) are not ready [this is a bug]")
+            }
+            ranAny = true
+            let outcome = await execute(round, status: status, parallelism: parallelism, hashes: hashes, records: records)
+            guard case .succeeded = outcome, !round.pendingDyndeps.isEmpty else { return outcome }
+            // The dyndep files are built: load them, and plan again.
+            if options.dryRun { return outcome }
+            for node in round.pendingDyndeps where graph.nodes[Int(node)].dyndepPending {
+                do {
+                    _ = try graph.load(dyndep: node)
+                } catch {
+                    return .error(error.message)
+                }
+            }
+        }
+    }
+
+    private func execute(
+        _ round: BuildRound, status: BuildStatus, parallelism: Int, hashes: BuildStateStore, records: any BuildRecords
+    ) async -> BuildOutcome {
+        let outputDirectory = NSTemporaryDirectory() + "sequencer-ninja-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outputDirectory) }
+        let runner = ProcessRunner()
+        let builder = NinjaBuilder(
+            graph: round.graph, plan: round.plan, scan: round.scan, facts: round.facts, hashes: hashes, records: records,
+            status: status, options: options, parallelism: parallelism,
+            explain: { writeAll(STDERR_FILENO, Array("ninja explain: \($0)\n".utf8)) },
+            outputDirectory: outputDirectory, environment: environment, commandsToRun: round.commandsToRun)
+        let interrupted = Interrupted()
+        let interrupts = Interrupts(first: { interrupted.cancel() }, again: { runner.signalAll(SIGKILL) })
+        defer { interrupts.stop() }
+        switch await builder.run(runner: runner, interrupted: interrupted) {
+        case .succeeded: return .succeeded
+        case .failed(let message): return .failed(message)
+        case .interrupted: return .interrupted
+        }
+    }
+}
