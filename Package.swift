@@ -45,7 +45,10 @@ let package = Package(
     targets: [
         .target(
             name: "Sequencer",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
             swiftSettings: strict
         ),
         .target(name: "SequencerProcess", dependencies: ["Sequencer", "CSequencerSpawn"], swiftSettings: strict),

@@ -54,7 +54,7 @@ final class RunCore: Sendable {
         deadline = options.deadline?.nanoseconds
         state = Locked(State(scheduler: Scheduler(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, sendsEvents: options.events != nil,
-            isRecorded: options.recorder != nil, keepFinished: keepFinished)))
+            isRecorded: options.recorder != nil, keepFinished: keepFinished, readyOrder: options.readyOrder)))
         events = options.events
         recorder = options.recorder
         self.log = log

@@ -33,6 +33,16 @@ public struct RunOptions: Sendable {
     /// a task that ignores cancellation. So a run always ends, at most this long after it was
     /// cancelled or its deadline passed.
     public var gracePeriod: Duration
+    /// Which of the jobs ready to start (of one priority) starts first: the one that became
+    /// ready first (the default), or the one added first, as ninja starts the lowest of its
+    /// ready edges, so that a run at width 1 follows the order the jobs were added in.
+    public var readyOrder: ReadyOrder = .firstReady
+
+    public enum ReadyOrder: Sendable, Equatable {
+        case firstReady
+        case firstAdded
+    }
+
     /// Where the run is recorded as it goes (a journal, such as `SequencerJournal`'s), and
     /// where a resumed run's finished results come from; nil (the default) records nothing.
     public var recorder: (any RunRecorder)?

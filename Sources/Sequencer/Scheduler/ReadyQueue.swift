@@ -1,6 +1,8 @@
 import DequeModule
+import HeapModule
 
-/// Jobs ready to start, first by priority, then first in, first out.
+/// Jobs ready to start, first by priority, then first in, first out (or, with `firstAdded`,
+/// lowest job number first: ``RunOptions/ReadyOrder/firstAdded``).
 ///
 /// One queue per priority, held in fixed fields rather than an array of queues, so that a push
 /// or a pop touches one buffer. A job that ends while queued stays in its queue until popped:
@@ -13,10 +15,31 @@ struct ReadyQueue {
     private(set) var count = 0
     /// Entries whose job is no longer queued.
     private(set) var stale = 0
+    /// With `firstAdded`, every entry is kept here instead, by priority then job number (a
+    /// job's number is its place in the order jobs were added).
+    private var byNumber: Heap<Entry>?
+
+    struct Entry: Comparable {
+        var job: Int32
+        var priority: Priority
+        /// The highest priority first, then the lowest number.
+        static func < (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.priority != rhs.priority ? lhs.priority > rhs.priority : lhs.job < rhs.job
+        }
+    }
+
+    init(firstAdded: Bool = false) {
+        byNumber = firstAdded ? Heap() : nil
+    }
 
     var isEmpty: Bool { count == 0 }
 
     mutating func append(_ job: Int32, priority: Priority) {
+        if byNumber != nil {
+            byNumber?.insert(Entry(job: job, priority: priority))
+            count += 1
+            return
+        }
         switch priority {
         case .background: background.append(job)
         case .utility: utility.append(job)
@@ -48,6 +71,7 @@ struct ReadyQueue {
     mutating func popFirst() -> Int32? {
         guard count > 0 else { return nil }
         count -= 1
+        if byNumber != nil { return byNumber?.popMin()?.job }
         if let job = userInteractive.popFirst() { return job }
         if let job = userInitiated.popFirst() { return job }
         if let job = utility.popFirst() { return job }

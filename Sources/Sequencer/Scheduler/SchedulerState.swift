@@ -75,9 +75,10 @@ struct SchedulerState<Waiter> {
     /// outside until ``close()``, and forgets finished jobs beyond that many.
     init(
         plan: Plan, maxWorkers: Int, keepGoing: Bool, sendsEvents: Bool = false, isRecorded: Bool = false,
-        keepFinished: Int? = nil
+        keepFinished: Int? = nil, readyOrder: RunOptions.ReadyOrder = .firstReady
     ) {
         self.plan = plan
+        ready = ReadyQueue(firstAdded: readyOrder == .firstAdded)
         self.keepFinished = keepFinished
         isOpen = keepFinished != nil
         unfinished = plan.count
