@@ -54,7 +54,7 @@ import Testing
             Issue.record("-t list")
             return
         }
-        #expect(tools.hasPrefix("ninja subtools:\n      clean  clean built files\n"))
+        #expect(tools.hasPrefix("ninja subtools:\n     browse  browse dependency graph in a web browser\n      clean  clean built files\n"))
         #expect(NinjaOptions.parse(["-w", "dupbuild=warn", "-w", "depfilemulti=err"])
             == .warning("deprecated warning 'depfilemulti'", then: .options({
                 var expected = NinjaOptions()

@@ -14,6 +14,10 @@ public struct BuildPlan: Sendable {
     public private(set) var wanted: [Bool]
     /// For each wanted edge, the node it was reached through (for "needed by" messages).
     public private(set) var reachedThrough: [NodeID]
+    /// The inputs no edge writes, in the order a depth-first walk from the targets reaches
+    /// them (once per edge that reads them), each with the node through which that edge was
+    /// reached: ninja reports the first missing one, "needed by" that node.
+    public private(set) var sources: [(node: NodeID, neededBy: NodeID)] = []
 
     /// An error that stops the build before it starts.
     public struct Failure: Error, Equatable, Sendable {
@@ -27,9 +31,15 @@ public struct BuildPlan: Sendable {
         reachedThrough = Array(repeating: -1, count: graph.edges.count)
         // 0: not seen, 1: on the stack, 2: done.
         var mark = [UInt8](repeating: 0, count: graph.edges.count)
-        var pendingTargets = targets
+        var pendingTargets = Array(targets.reversed())
         var stack: [(node: NodeID, next: Int)] = []
+        var sourceSeen = Set<NodeID>()
         while let target = pendingTargets.popLast() {
+            if graph.nodes[Int(target)].inEdge == nil {
+                // A target that is a source: "needed by" nothing (-1).
+                if sourceSeen.insert(target).inserted { sources.append((target, -1)) }
+                continue
+            }
             stack.append((target, 0))
             while let top = stack.last {
                 guard let edgeID = graph.nodes[Int(top.node)].inEdge else {
@@ -51,13 +61,19 @@ public struct BuildPlan: Sendable {
                 }
                 if top.next < edge.inputs.count {
                     stack[stack.count - 1].next += 1
-                    stack.append((edge.inputs[top.next], 0))
+                    let input = edge.inputs[top.next]
+                    if graph.nodes[Int(input)].inEdge == nil {
+                        // Every reader: an up-to-date one is not walked by ninja, a later one may be.
+                        sources.append((input, top.node))
+                        continue
+                    }
+                    stack.append((input, 0))
                     continue
                 }
                 mark[Int(edgeID)] = 2
                 wanted[Int(edgeID)] = true
                 order.append(edgeID)
-                pendingTargets += edge.validations
+                pendingTargets += edge.validations.reversed()
                 stack.removeLast()
             }
         }

@@ -35,7 +35,7 @@ struct BuildRound {
             result = try Self.scan(graph, targets: roundTargets, hashes: hashes, records: records)
             let (plan, scan, _) = result
             if pending.isEmpty {
-                commands = plan.order.count { !graph.edges[Int($0)].isPhony && scan.isScheduled($0) }
+                commands = plan.order.count { !graph.edges[Int($0)].isPhony && scan.counts($0) }
             }
             // Dyndep files the wanted edges name that are ready now: loaded, and scanned again.
             var ready: [NodeID] = []
@@ -59,9 +59,12 @@ struct BuildRound {
                 continue
             }
             if !unready.isEmpty, pending.isEmpty {
-                // This round builds the dyndep files only.
-                pending = unready
-                roundTargets = unready
+                // This round builds dyndep files only: those that need no edge still waiting
+                // for a dyndep file of its own (CMake's Fortran collation of one target needs
+                // the compiles of the targets it uses; a later round builds it).
+                let buildable = unready.filter { Self.needsNoPendingDyndep($0, in: graph) }
+                pending = buildable.isEmpty ? unready : buildable
+                roundTargets = pending
                 continue
             }
             break
@@ -70,6 +73,14 @@ struct BuildRound {
         (plan, scan, facts) = result
         pendingDyndeps = pending
         commandsToRun = commands
+    }
+
+    /// Whether building `node` runs no edge whose dyndep file is not loaded yet.
+    private static func needsNoPendingDyndep(_ node: NodeID, in graph: NinjaGraph) -> Bool {
+        guard let plan = try? BuildPlan(graph: graph, targets: [node]) else { return true }
+        return !plan.order.contains { edge in
+            graph.edges[Int(edge)].dyndep.map { graph.nodes[Int($0)].dyndepPending } ?? false
+        }
     }
 
     private static func scan(

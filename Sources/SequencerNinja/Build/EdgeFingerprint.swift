@@ -12,9 +12,8 @@ struct EdgeFingerprint {
         var builder = DigestBuilder()
         builder.add(facts.generator ? "" : facts.commandForHash)
         for input in edge.dirtyingInputs {
-            let path = graph.nodes[Int(input)].path
-            builder.add(path)
-            builder.add(hashes.digest(path))
+            builder.add(graph.nodes[Int(input)].path)
+            builder.add(digest(of: input))
         }
         builder.add(UInt64(discovered.count))
         for path in discovered {
@@ -27,6 +26,28 @@ struct EdgeFingerprint {
             if digest == .missing { return nil }
             builder.add(path)
             builder.add(digest)
+        }
+        return builder.finish()
+    }
+
+    /// A node's content: its file's, or, for the output of a phony edge with inputs, its
+    /// inputs' contents (a phony is an alias: what reads it reads them).
+    func digest(of node: NinjaGraph.NodeID) -> Digest {
+        var visiting = Set<NinjaGraph.NodeID>()
+        return digest(of: node, visiting: &visiting)
+    }
+
+    private func digest(of node: NinjaGraph.NodeID, visiting: inout Set<NinjaGraph.NodeID>) -> Digest {
+        let path = graph.nodes[Int(node)].path
+        guard let producer = graph.nodes[Int(node)].inEdge, graph.edges[Int(producer)].isPhony,
+            !graph.edges[Int(producer)].dirtyingInputs.isEmpty, visiting.insert(node).inserted
+        else { return hashes.digest(path) }
+        defer { visiting.remove(node) }
+        var builder = DigestBuilder()
+        builder.add("phony")
+        for input in graph.edges[Int(producer)].dirtyingInputs {
+            builder.add(graph.nodes[Int(input)].path)
+            builder.add(digest(of: input, visiting: &visiting))
         }
         return builder.finish()
     }

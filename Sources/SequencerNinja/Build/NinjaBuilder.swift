@@ -49,7 +49,8 @@ struct NinjaBuilder: Sendable {
         }
         let progress = Progress()
         var total = 0
-        for edgeID in plan.order where scan.isScheduled(edgeID) {
+        // In the order of the manifest, as ninja starts ready edges (lowest first).
+        for edgeID in plan.order.sorted() where scan.isScheduled(edgeID) {
             let edge = graph.edges[Int(edgeID)]
             var needs: [JobID] = []
             var seen = Set<EdgeID>()
@@ -57,7 +58,7 @@ struct NinjaBuilder: Sendable {
                 guard let producer = graph.nodes[Int(input)].inEdge, scan.isScheduled(producer), seen.insert(producer).inserted else { continue }
                 needs.append(jobID(producer))
             }
-            if !edge.isPhony { total += 1 }
+            if !edge.isPhony, scan.counts(edgeID) { total += 1 }
             let pool = graph.pools[edge.pool]
             let lane = (pool?.depth ?? 0) > 0 ? "pool:" + edge.pool : nil
             let body = makeBody(edgeID, progress: progress, runner: runner)
@@ -70,7 +71,9 @@ struct NinjaBuilder: Sendable {
         status.planHasTotal(status.finishedCount + max(total, commandsToRun))
         let run: Run
         do {
-            run = try workflow.start(RunOptions(maxConcurrency: parallelism, keepGoing: options.failuresAllowed > 1))
+            var runOptions = RunOptions(maxConcurrency: parallelism, keepGoing: options.failuresAllowed > 1)
+            runOptions.readyOrder = .firstAdded
+            run = try workflow.start(runOptions)
         } catch {
             return .failed(String(describing: error))
         }
@@ -99,7 +102,7 @@ struct NinjaBuilder: Sendable {
 
     private func runEdge(_ edgeID: EdgeID, context: JobContext, progress: Progress, runner: ProcessRunner) async throws {
         let edge = graph.edges[Int(edgeID)]
-        if edge.isPhony { return }
+        if edge.isPhony || scan.verdicts[Int(edgeID)] == .passThrough { return }
         if progress.stopped.load(ordering: .relaxed) { throw NotStarted() }
         guard let facts = facts[edgeID] else { return }
         let outputs = edge.outputs.map { graph.nodes[Int($0)].path }
@@ -123,7 +126,8 @@ struct NinjaBuilder: Sendable {
         }
         var (success, output) = await execute(facts, outputs: outputs, console: console, progress: progress, runner: runner)
         var discovered: [String] = []
-        if success || facts.deps == "msvc" {
+        // Even after a failure, as ninja: the output loses its include lines, the depfile goes.
+        if !facts.deps.isEmpty {
             do {
                 (discovered, output) = try DiscoveredInputs.extract(facts: facts, output: output, keepDepfile: options.keepDepfiles)
             } catch {
@@ -137,12 +141,18 @@ struct NinjaBuilder: Sendable {
         let end = status.elapsed
         status.edgeFinished(description: facts.description, command: facts.command, outputs: outputs, success: success, output: output, console: console)
         guard success else {
-            hashes.record(outputs[0], fingerprint: nil)
+            // The last success's fingerprint stays: the inputs that made this run, or an output
+            // it changed, differ from it, so the edge runs again; an edge that never succeeded
+            // is marked, so that ninja's files cannot pass it for up to date.
+            if hashes.fingerprint(of: outputs[0]) == nil { hashes.record(outputs[0], fingerprint: .failed) }
             let failures = progress.failures.add(1, ordering: .relaxed).newValue
             if failures >= options.failuresAllowed { progress.stopped.store(true, ordering: .relaxed) }
             throw CommandFailed()
         }
         for output in outputs { hashes.forget(output) }
+        // A generator (CMake's re-run) rewrites some of its own inputs (CMakeCache.txt): its
+        // fingerprint is taken of them as it left them.
+        if facts.generator { for input in edge.inputs { hashes.forget(graph.nodes[Int(input)].path) } }
         if !facts.deps.isEmpty { records.recordDiscovered(outputs: outputs, inputs: discovered) }
         if !facts.responseFile.isEmpty, !options.keepResponseFiles { unlink(facts.responseFile) }
         let known = facts.deps.isEmpty ? records.discoveredInputs(outputs: outputs, facts: facts) : discovered

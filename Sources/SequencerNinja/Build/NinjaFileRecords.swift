@@ -102,10 +102,15 @@ final class NinjaFileRecords: BuildRecords {
             }
             for output in outputs {
                 let found = FileStamp.of(output)
-                guard found.exists, let entry = logs.build[output: output] else { return false }
-                if !facts.generator, entry.commandHash != hash { return false }
-                let mtime = facts.restat ? entry.mtime : found.modified
-                if mtime < newestInput || entry.mtime < newestInput { return false }
+                guard found.exists else { return false }
+                let entry = logs.build[output: output]
+                // A generator's command may change freely, and it needs no log entry.
+                if !facts.generator {
+                    guard let entry, entry.commandHash == hash else { return false }
+                }
+                let mtime = facts.restat ? (entry?.mtime ?? found.modified) : found.modified
+                if mtime < newestInput { return false }
+                if let entry, entry.mtime < newestInput { return false }
             }
             return true
         }

@@ -34,6 +34,7 @@ public enum NinjaMain {
         if let tool = options.tool, let code = await NinjaTools.runBeforeLoading(tool, options: options, console: console) {
             return code
         }
+        var justRebuilt = false
         for _ in 1...maximumManifestRebuilds {
             let session: NinjaSession
             do {
@@ -46,9 +47,10 @@ public enum NinjaMain {
                 return await NinjaTools.run(tool, session: session)
             }
             let status = session.makeStatus(format: format, parallelism: parallelism)
-            switch await session.rebuildManifest(status: status, parallelism: parallelism) {
+            switch await session.rebuildManifest(status: status, parallelism: parallelism, justRebuilt: justRebuilt) {
             case .rebuilt:
                 if options.dryRun { return 0 }
+                justRebuilt = true
                 continue
             case .upToDate: break
             case .failed(let message):

@@ -56,9 +56,29 @@ final class NinjaSession: Sendable {
     }
 
     /// Builds the manifest first when an edge writes it, as ninja does.
-    func rebuildManifest(status: BuildStatus, parallelism: Int) async -> RebuildOutcome {
-        guard let node = graph.node(at: (try? CanonicalPath.canonicalize(options.manifest)) ?? options.manifest), graph.nodes[Int(node)].inEdge != nil else {
+    ///
+    /// - Parameter justRebuilt: the manifest was rebuilt just before this load: its edge, as
+    ///   the new manifest writes it (CMake lists other inputs once it has configured), is taken
+    ///   for up to date as it is now.
+    func rebuildManifest(status: BuildStatus, parallelism: Int, justRebuilt: Bool = false) async -> RebuildOutcome {
+        guard let node = graph.node(at: (try? CanonicalPath.canonicalize(options.manifest)) ?? options.manifest),
+            let edge = graph.nodes[Int(node)].inEdge
+        else {
             return .upToDate
+        }
+        if justRebuilt, !options.dryRun, !isForced(edge), let facts = try? EdgeEvaluation.facts(of: edge, in: graph) {
+            let (hashes, records) = openState()
+            defer {
+                hashes.close()
+                records.flush()
+            }
+            let outputs = graph.edges[Int(edge)].outputs.map { graph.nodes[Int($0)].path }
+            let fingerprint = EdgeFingerprint(graph: graph, hashes: hashes)
+                .current(edge, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts))
+            if let fingerprint {
+                hashes.record(outputs[0], fingerprint: fingerprint)
+                return .upToDate
+            }
         }
         switch await runBuild(targets: [node], status: status, parallelism: parallelism) {
         case .noWork: return .upToDate
@@ -103,17 +123,11 @@ final class NinjaSession: Sendable {
     /// plans again with what they added (ninja updates its plan in place; the rounds give the
     /// same order).
     func runBuild(targets: [NinjaGraph.NodeID], status: BuildStatus, parallelism: Int) async -> BuildOutcome {
-        let directory = inBuildDirectory(".sequencer")
-        if !options.dryRun { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-        let stateFile = BuildStateFile(path: directory + "/ninja-state")
-        let loaded = stateFile.load()
-        if let problem = loaded.problem { console.warning("\(stateFile.path): \(problem); it is a cache: starting it anew") }
-        let rewrite = loaded.problem != nil || !loaded.existed || loaded.records > 3 * (loaded.state.files.count + loaded.state.edges.count) + 1_000
-        let writer = options.dryRun ? nil : BuildStateWriter(path: stateFile.path, state: loaded.state, appendingTo: rewrite ? nil : loaded)
-        let hashes = BuildStateStore(state: loaded.state, writer: writer)
-        defer { hashes.close() }
-        let records: any BuildRecords = options.dryRun ? NoRecords() : NinjaFileRecords.open(session: self)
-        defer { records.flush() }
+        let (hashes, records) = openState()
+        defer {
+            hashes.close()
+            records.flush()
+        }
         var graph = self.graph
         var ranAny = false
         while true {
@@ -141,6 +155,29 @@ final class NinjaSession: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether an input of `edge` is the missing output of a phony edge without inputs: it then
+    /// always runs (a manifest that rebuilds itself so is rebuilt until ninja's limit).
+    private func isForced(_ edge: NinjaGraph.EdgeID) -> Bool {
+        graph.edges[Int(edge)].dirtyingInputs.contains { input in
+            guard let producer = graph.nodes[Int(input)].inEdge else { return false }
+            let phony = graph.edges[Int(producer)]
+            return phony.isPhony && phony.inputs.isEmpty && !FileStamp.of(graph.nodes[Int(input)].path).exists
+        }
+    }
+
+    /// The build directory's state and ninja's files, opened for a build.
+    private func openState() -> (BuildStateStore, any BuildRecords) {
+        let directory = inBuildDirectory(".sequencer")
+        if !options.dryRun { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let stateFile = BuildStateFile(path: directory + "/ninja-state")
+        let loaded = stateFile.load()
+        if let problem = loaded.problem { console.warning("\(stateFile.path): \(problem); it is a cache: starting it anew") }
+        let rewrite = loaded.problem != nil || !loaded.existed || loaded.records > 3 * (loaded.state.files.count + loaded.state.edges.count) + 1_000
+        let writer = options.dryRun ? nil : BuildStateWriter(path: stateFile.path, state: loaded.state, appendingTo: rewrite ? nil : loaded)
+        let records: any BuildRecords = options.dryRun ? NoRecords() : NinjaFileRecords.open(session: self)
+        return (BuildStateStore(state: loaded.state, writer: writer), records)
     }
 
     private func execute(

@@ -14,6 +14,9 @@ public struct Digest: Sendable, Hashable {
 
     /// Stands for a file that is not there.
     public static let missing = Digest(0, 0, 0, 1)
+    /// The fingerprint of an edge whose last run failed: equal to no fingerprint, so the edge
+    /// runs again (and is not taken for up to date from ninja's files either).
+    public static let failed = Digest(0, 0, 0, 2)
 
     /// The first 16 hex digits, for messages.
     public var short: String {

@@ -12,6 +12,10 @@ enum NinjaTools {
 
     /// Runs a tool on a loaded manifest; its exit code.
     static func run(_ tool: String, session: NinjaSession) async -> Int32 {
+        if tool == "browse" {
+            session.console.fatal("browse tool not supported on this platform")
+            return 1
+        }
         var context = NinjaToolContext(graph: session.graph, options: session.options)
         context.buildDirectory = session.buildDirectory
         return NinjaToolRunner.run(tool, context: context)
