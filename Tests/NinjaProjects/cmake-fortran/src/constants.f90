@@ -1,0 +1,4 @@
+module constants
+  implicit none
+  integer, parameter :: scale = 3
+end module constants
