@@ -121,7 +121,13 @@ struct BuildRound {
 
     /// Whether an edge with a command is to run.
     var hasWork: Bool {
-        plan.order.contains { !graph.edges[Int($0)].isPhony && scan.isScheduled($0) }
+        plan.order.contains { edge in
+            guard !graph.edges[Int(edge)].isPhony else { return false }
+            switch scan.verdicts[Int(edge)] {
+            case .dirty?, .waiting?, .pendingDyndep?: return true
+            default: return false
+            }
+        }
     }
 
     /// `-d explain`: why each edge runs.
