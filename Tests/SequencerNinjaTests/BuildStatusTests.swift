@@ -1,11 +1,11 @@
-import Synchronization
+import Sequencer
 import Testing
 
 @testable import SequencerNinja
 
 @Suite struct BuildStatusTests {
     final class Screen: Sendable {
-        let bytes = Mutex<[UInt8]>([])
+        let bytes = Locked<[UInt8]>([])
         var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
     }
 

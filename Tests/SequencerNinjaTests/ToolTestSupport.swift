@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+@testable import Sequencer
 import Testing
 
 @testable import SequencerNinja
@@ -15,7 +15,7 @@ struct ToolRunResult: Equatable, CustomStringConvertible {
 
 /// Collects what a tool writes to its two streams.
 final class ToolOutputRecorder: Sendable {
-    private let streams = Mutex<(standardOutput: String, standardError: String)>(("", ""))
+    private let streams = Locked<(standardOutput: String, standardError: String)>(("", ""))
 
     var output: NinjaToolOutput {
         NinjaToolOutput(

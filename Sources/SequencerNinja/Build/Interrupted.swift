@@ -1,11 +1,10 @@
 import Sequencer
-import Synchronization
 
 /// Ctrl-C during a build: cancels the build's run, whether it has started yet or not. Its
 /// commands get SIGTERM (the process runner's way of stopping them), and the build stops as
 /// "interrupted by user".
 final class Interrupted: Sendable {
-    private let state = Mutex<(run: Run?, cancelled: Bool)>((nil, false))
+    private let state = Locked<(run: Run?, cancelled: Bool)>((nil, false))
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Sequencer
 
 /// ``BuildRecords`` kept in ninja's own files, `.ninja_log` (in the version `--version` reports)
 /// and `.ninja_deps`, in the build directory, so that ninja can take the directory back.
@@ -8,13 +8,13 @@ final class NinjaFileRecords: BuildRecords {
         var build: NinjaBuildLog
     }
 
-    private let logs: Mutex<Logs>
+    private let logs: Locked<Logs>
     private let depsFile: NinjaLogAppender
     private let buildFile: NinjaLogAppender
     private let console: NinjaConsole
 
     private init(deps: NinjaDepsLog, build: NinjaBuildLog, depsPath: String, buildPath: String, console: NinjaConsole) {
-        logs = Mutex(Logs(deps: deps, build: build))
+        logs = Locked(Logs(deps: deps, build: build))
         depsFile = NinjaLogAppender.depsLog(at: depsPath)
         buildFile = NinjaLogAppender.buildLog(at: buildPath, version: NinjaBuildLog.ninja111Version)
         self.console = console

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Sequencer
 
 /// Appends records to a ninja log file as a build runs: the file is opened on the first append
 /// (or on `close()`, which creates it even when nothing was appended, as ninja does), and a
@@ -14,7 +14,8 @@ public final class NinjaLogAppender: Sendable {
     /// The file's path.
     public let path: String
     private let header: [UInt8]
-    private let state = Mutex(State())
+    // Sequencer's lock: a pthread mutex in sanitized builds, which ThreadSanitizer can see.
+    private let state = Locked(State())
 
     /// An appender to `path` whose empty file starts with `header`
     /// (`NinjaBuildLog.header(version:)`, `NinjaDepsLog.header`).
@@ -38,20 +39,32 @@ public final class NinjaLogAppender: Sendable {
     /// - Throws: when the file cannot be opened or written (ninja: "opening build log: …",
     ///   "Error writing to build log: …", "Error writing to deps log: …").
     public func append(_ bytes: [UInt8]) throws(NinjaLogFileError) {
-        try state.withLock { state throws(NinjaLogFileError) in
-            let descriptor = try openIfNeeded(&state)
-            if !bytes.isEmpty { try NinjaLogFileSystem.writeFully(bytes, to: descriptor) }
+        let failure = state.withLock { state -> NinjaLogFileError? in
+            do throws(NinjaLogFileError) {
+                let descriptor = try openIfNeeded(&state)
+                if !bytes.isEmpty { try NinjaLogFileSystem.writeFully(bytes, to: descriptor) }
+                return nil
+            } catch {
+                return error
+            }
         }
+        if let failure { throw failure }
     }
 
     /// Closes the file, creating it (with its header) if nothing was appended. Later appends
     /// reopen it.
     public func close() throws(NinjaLogFileError) {
-        try state.withLock { state throws(NinjaLogFileError) in
-            let descriptor = try openIfNeeded(&state)
-            state.descriptor = nil
-            try NinjaLogFileSystem.closeFile(descriptor)
+        let failure = state.withLock { state -> NinjaLogFileError? in
+            do throws(NinjaLogFileError) {
+                let descriptor = try openIfNeeded(&state)
+                state.descriptor = nil
+                try NinjaLogFileSystem.closeFile(descriptor)
+                return nil
+            } catch {
+                return error
+            }
         }
+        if let failure { throw failure }
     }
 
     private func openIfNeeded(_ state: inout State) throws(NinjaLogFileError) -> Int32 {

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+internal import Sequencer
 internal import Crypto
 
 /// The state of a build directory while a build runs: content hashes of files, trusted while a
@@ -18,7 +18,7 @@ public final class BuildStateStore: Sendable {
         var current: [String: Digest] = [:]
     }
 
-    private let inner: Mutex<Inner>
+    private let inner: Locked<Inner>
     /// A hash taken of a file modified this recently (nanoseconds) is kept without its stamp:
     /// the file could change again within the same clock tick, unseen by its stamp.
     static let racyWindow: Int64 = 2_000_000_000
@@ -27,7 +27,7 @@ public final class BuildStateStore: Sendable {
     ///   - state: what the state file held.
     ///   - writer: where changes go; nil for a dry run.
     init(state: BuildState, writer: BuildStateWriter?) {
-        inner = Mutex(Inner(state: state, writer: writer))
+        inner = Locked(Inner(state: state, writer: writer))
     }
 
     /// The fingerprint the edge whose first output is `output` had when it last succeeded.

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Sequencer
 
 /// The build's terminal output, as ninja prints it: a status line per edge (`[3/10] CC a.o`),
 /// `FAILED:` with the command and its output, the `console` pool's edges given the terminal.
@@ -12,7 +12,7 @@ public final class BuildStatus: Sendable {
         var rate: SlidingRate
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let format: StatusFormat
     private let verbosity: Verbosity
     private let start = ContinuousClock.now
@@ -20,7 +20,7 @@ public final class BuildStatus: Sendable {
     init(printer: LinePrinter, format: StatusFormat, verbosity: Verbosity, parallelism: Int) {
         var printer = printer
         if verbosity != .normal { printer = LinePrinter(isSmartTerminal: false, supportsColor: printer.supportsColor, write: printer.write, width: printer.width) }
-        state = Mutex(State(printer: printer, rate: SlidingRate(window: max(1, min(parallelism, 1_000)))))
+        state = Locked(State(printer: printer, rate: SlidingRate(window: max(1, min(parallelism, 1_000)))))
         self.format = format
         self.verbosity = verbosity
     }
