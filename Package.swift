@@ -95,7 +95,7 @@ let package = Package(
         // The ninja manifest language, its semantics and tools (`sequencer ninja`).
         .target(
             name: "SequencerNinja",
-            dependencies: ["Sequencer", "SequencerProcess", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Sequencer", "SequencerProcess", "SequencerJournal", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerNinja
 import SequencerWorkflowFile
 
 struct CleanCommand: AsyncParsableCommand {
@@ -13,7 +14,8 @@ struct CleanCommand: AsyncParsableCommand {
             exist is skipped. An output that is the workflow file, its directory or a directory \
             above it is refused (exit 2) and nothing is deleted. The journal is kept: the jobs \
             run again next time because their outputs are missing. The file and the targets are \
-            read as `sequencer run` reads them (-f FILE, or a first argument ending in .yml).
+            read as `sequencer run` reads them (-f FILE, or a first argument ending in .yml). \
+            For a ninja manifest (-f build.ninja), it deletes what `sequencer ninja -t clean` does.
             """
     )
 
@@ -23,7 +25,26 @@ struct CleanCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("n"), .customLong("dry-run")], help: "Print what would be deleted, deleting nothing.")
     var dryRun = false
 
+    /// `-f FILE`, or a first argument, naming a ninja manifest (`build.ninja`).
+    private var ninjaManifest: String? {
+        if let file = targets.file { return file.hasSuffix(".ninja") ? file : nil }
+        guard let first = targets.words.first, first.hasSuffix(".ninja"), FileManager.default.fileExists(atPath: first) else { return nil }
+        return first
+    }
+
     func run() async throws {
+        if let manifest = ninjaManifest {
+            // A ninja manifest: what `ninja -t clean` deletes (every output, or the targets').
+            let slash = manifest.lastIndex(of: "/")
+            let directory = slash.map { String(manifest[..<$0]) }
+            let name = slash.map { String(manifest[manifest.index(after: $0)...]) } ?? manifest
+            var arguments = (directory.map { ["-C", $0.isEmpty ? "/" : $0] } ?? []) + ["-f", name]
+            if dryRun { arguments.append("-n") }
+            arguments += ["-t", "clean"] + targets.words.filter { $0 != manifest }
+            let code = await NinjaMain.run(arguments: arguments)
+            if code != 0 { throw ExitCode(code) }
+            return
+        }
         let named = targets.named
         try named.checkDefaultFileExists()
         let workflowFile = try selectOrExit(try CompiledWorkflow.load(named.path), named)

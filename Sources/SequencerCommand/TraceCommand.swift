@@ -35,7 +35,11 @@ struct TraceCommand: AsyncParsableCommand {
         }
         let recorded = try location.read(self.run)
         let (run, jobs, attempts) = (recorded.run, recorded.jobs, recorded.attempts)
-        // The file gives lanes, commands and needs; a file that changed or is gone gives less.
+        // The run's own graph when the journal kept it (a ninja build's, say): lanes, commands
+        // and needs as they were. Else the file gives them; a file that changed or is gone gives less.
+        if let graph = try? recorded.journal.graph(of: run) {
+            return write(Self.trace(of: run, jobs: jobs, attempts: attempts, graph: graph).json(), to: STDOUT_FILENO)
+        }
         let file = (try? WorkflowFile.load(path: run.workflow))
             ?? (try? WorkflowFile.parse("version: 1\njobs: {}\n", path: run.workflow))
         guard let file else {
@@ -55,5 +59,22 @@ struct TraceCommand: AsyncParsableCommand {
         let trace = ChromeTrace(
             file: file, attempts: records, statuses: statuses, criticalPath: RecordedCriticalPath.steps(jobs: jobs, file: file, runStart: run.startedAt))
         write(trace.json(), to: STDOUT_FILENO)
+    }
+
+    /// A run laid out from the graph the journal kept with it.
+    static func trace(of run: JournalRun, jobs: [JournalJob], attempts: [JournalAttempt], graph: JournalGraph) -> ChromeTrace {
+        var statuses: [String: String] = [:]
+        for job in jobs { statuses[job.name] = job.status }
+        return ChromeTrace(ChromeTrace.Input(
+            title: "sequencer: \(run.workflow)",
+            jobs: graph.jobs.map { ChromeTrace.Job(name: $0.name, command: $0.run.isEmpty ? nil : $0.run, lane: $0.lane) },
+            lanes: graph.lanes.map(\.name),
+            attempts: attempts.map { attempt in
+                ChromeTrace.Attempt(
+                    job: attempt.job, attempt: attempt.attempt, startedAt: .nanoseconds(attempt.startedAt - run.startedAt),
+                    endedAt: .nanoseconds(attempt.endedAt - run.startedAt), exit: attempt.exit, output: attempt.output)
+            },
+            statuses: statuses,
+            criticalPath: RecordedCriticalPath.steps(jobs: jobs, graph: graph, runStart: run.startedAt)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Sequencer
+import SequencerJournal
 import SequencerProcess
 import Synchronization
 
@@ -24,6 +25,8 @@ struct NinjaBuilder: Sendable {
     let environment: [String: String]
     /// The status line's count of commands still to run, dyndep rounds to come included.
     let commandsToRun: Int
+    /// Records the build in the journal (nil: not recorded).
+    let recorder: JournalRecorder?
 
     /// How the build ended, in ninja's words (`build stopped: …`), nil when it succeeded.
     enum Ending: Equatable {
@@ -39,8 +42,13 @@ struct NinjaBuilder: Sendable {
         let outputs = Atomic(0)
     }
 
-    struct NotStarted: Error {}
-    struct CommandFailed: Error {}
+    struct NotStarted: Error, CustomStringConvertible {
+        var description: String { "not started: the build stopped after a failure" }
+    }
+    struct CommandFailed: Error, CustomStringConvertible {
+        var exit: String
+        var description: String { "the command failed (\(exit))" }
+    }
 
     func run(runner: ProcessRunner, interrupted: Interrupted) async -> Ending {
         var workflow = Workflow()
@@ -49,6 +57,7 @@ struct NinjaBuilder: Sendable {
         }
         let progress = Progress()
         var total = 0
+        var journalJobs: [JournalGraph.Job] = []
         // In the order of the manifest, as ninja starts ready edges (lowest first).
         for edgeID in plan.order.sorted() where scan.isScheduled(edgeID) {
             let edge = graph.edges[Int(edgeID)]
@@ -62,6 +71,11 @@ struct NinjaBuilder: Sendable {
             let pool = graph.pools[edge.pool]
             let lane = (pool?.depth ?? 0) > 0 ? "pool:" + edge.pool : nil
             let body = makeBody(edgeID, progress: progress, runner: runner)
+            if recorder != nil {
+                journalJobs.append(JournalGraph.Job(
+                    name: jobID(edgeID).rawValue, needs: needs.map(\.rawValue), lane: lane,
+                    run: edge.isPhony ? "" : facts[edgeID]?.command ?? "", directory: nil))
+            }
             do {
                 try workflow.add(jobID(edgeID), needs: needs, lane: lane, body)
             } catch {
@@ -73,6 +87,12 @@ struct NinjaBuilder: Sendable {
         do {
             var runOptions = RunOptions(maxConcurrency: parallelism, keepGoing: options.failuresAllowed > 1)
             runOptions.readyOrder = .firstAdded
+            if let recorder {
+                let lanes = graph.pools.filter { $0.value.depth > 0 }.map { JournalGraph.Lane(name: "pool:" + $0.key, width: $0.value.depth) }
+                recorder.recordGraph(JournalGraph(lanes: lanes.sorted { $0.name < $1.name }, jobs: journalJobs))
+                recorder.willRecordChecks()
+                runOptions.recorder = recorder
+            }
             run = try workflow.start(runOptions)
         } catch {
             return .failed(String(describing: error))
@@ -112,11 +132,20 @@ struct NinjaBuilder: Sendable {
             let before = hashes.fingerprint(of: outputs[0]),
             fingerprint.current(edgeID, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts)) == before
         {
+            recorder?.recordCheck(job: outputs[0], fingerprint: before.short, reason: nil)
             status.oneFewer()
             context.markUpToDate()
             return
         }
         if case .waiting(let reason) = scan.verdicts[Int(edgeID)], options.explain { explain("\(outputs[0]) runs: \(reason)") }
+        if let recorder {
+            let reason: String? =
+                switch scan.verdicts[Int(edgeID)] {
+                case .dirty(let reason)?, .waiting(let reason)?: reason
+                default: nil
+                }
+            recorder.recordCheck(job: outputs[0], fingerprint: hashes.fingerprint(of: outputs[0])?.short ?? "", reason: reason ?? "it runs")
+        }
         let console = edge.pool == "console"
         status.edgeStarted(description: facts.description, command: facts.command, console: console)
         let start = status.elapsed
@@ -124,7 +153,10 @@ struct NinjaBuilder: Sendable {
             status.edgeFinished(description: facts.description, command: facts.command, outputs: outputs, success: true, output: [], console: console)
             return
         }
-        var (success, output) = await execute(facts, outputs: outputs, console: console, progress: progress, runner: runner)
+        // The engine's clock, which its job records use: from the run's start.
+        let recordedStart = context.elapsed
+        var (exit, output, outputPath) = await execute(facts, outputs: outputs, console: console, progress: progress, runner: runner)
+        var success = exit?.succeeded ?? false
         var discovered: [String] = []
         // Even after a failure, as ninja: the output loses its include lines, the depfile goes.
         if !facts.deps.isEmpty {
@@ -139,6 +171,14 @@ struct NinjaBuilder: Sendable {
             }
         }
         let end = status.elapsed
+        if let recorder {
+            recorder.recordAttempt(
+                job: outputs[0], attempt: 1, startedAt: recordedStart, endedAt: context.elapsed,
+                exit: success ? "exit code 0" : exit.map { $0.succeeded ? "depfile unreadable" : $0.description } ?? "could not start",
+                exitCode: exit.flatMap { if case .exited(let code) = $0 { Int(code) } else { nil } },
+                signal: exit.flatMap { if case .signaled(let signal) = $0 { Int(signal) } else { nil } },
+                output: keep(output, at: outputPath))
+        }
         status.edgeFinished(description: facts.description, command: facts.command, outputs: outputs, success: success, output: output, console: console)
         guard success else {
             // The last success's fingerprint stays: the inputs that made this run, or an output
@@ -147,7 +187,7 @@ struct NinjaBuilder: Sendable {
             if hashes.fingerprint(of: outputs[0]) == nil { hashes.record(outputs[0], fingerprint: .failed) }
             let failures = progress.failures.add(1, ordering: .relaxed).newValue
             if failures >= options.failuresAllowed { progress.stopped.store(true, ordering: .relaxed) }
-            throw CommandFailed()
+            throw CommandFailed(exit: exit.map { $0.succeeded ? "its depfile could not be read" : $0.description } ?? "could not start")
         }
         for output in outputs { hashes.forget(output) }
         // A generator (CMake's re-run) rewrites some of its own inputs (CMakeCache.txt): its
@@ -161,8 +201,11 @@ struct NinjaBuilder: Sendable {
     }
 
     /// Runs the command: makes its outputs' directories, writes its response file, and returns
-    /// whether it succeeded and what it printed.
-    private func execute(_ facts: EdgeFacts, outputs: [String], console: Bool, progress: Progress, runner: ProcessRunner) async -> (Bool, [UInt8]) {
+    /// how it ended (nil: it could not start), what it printed, and the file that holds it
+    /// while the build is recorded (else the file is gone).
+    private func execute(
+        _ facts: EdgeFacts, outputs: [String], console: Bool, progress: Progress, runner: ProcessRunner
+    ) async -> (ProcessExit?, [UInt8], String?) {
         for output in outputs {
             // The directory part, made when missing (ninja makes them before each command).
             guard let slash = output.utf8.lastIndex(of: UInt8(ascii: "/")), slash != output.utf8.startIndex else { continue }
@@ -171,12 +214,11 @@ struct NinjaBuilder: Sendable {
         }
         if !facts.responseFile.isEmpty {
             guard FileManager.default.createFile(atPath: facts.responseFile, contents: Data(facts.responseFileContent.utf8)) else {
-                return (false, Array("ninja: error: writing response file \(facts.responseFile)\n".utf8))
+                return (nil, Array("ninja: error: writing response file \(facts.responseFile)\n".utf8), nil)
             }
         }
         let number = progress.outputs.add(1, ordering: .relaxed).newValue
         let outputPath = outputDirectory + "/\(number)"
-        defer { unlink(outputPath) }
         let directory = FileManager.default.currentDirectoryPath
         var command = ProcessCommand.shell(facts.command, environment: environment, directory: directory)
         command.usesTerminal = console
@@ -190,10 +232,26 @@ struct NinjaBuilder: Sendable {
             do {
                 exit = try await runner.run(command, outputPath: outputPath)
             } catch {
-                return (false, Array("\(error)\n".utf8))
+                unlink(outputPath)
+                return (nil, Array("\(error)\n".utf8), nil)
             }
         }
         let output = FileManager.default.contents(atPath: outputPath).map { [UInt8]($0) } ?? []
-        return (exit.succeeded, output)
+        guard recorder != nil else {
+            unlink(outputPath)
+            return (exit, output, nil)
+        }
+        return (exit, output, outputPath)
+    }
+
+    /// The recorded output's file, holding what the build printed of it (include lines taken
+    /// out); nil, and no file, when it printed nothing.
+    private func keep(_ output: [UInt8], at path: String?) -> String? {
+        guard let path else { return nil }
+        guard !output.isEmpty else {
+            unlink(path)
+            return nil
+        }
+        return FileManager.default.createFile(atPath: path, contents: Data(output)) ? path : nil
     }
 }

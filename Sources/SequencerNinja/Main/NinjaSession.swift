@@ -128,6 +128,7 @@ final class NinjaSession: Sendable {
             hashes.close()
             records.flush()
         }
+        let history = options.dryRun ? nil : NinjaHistory(manifest: options.manifest, warn: { [console] in console.warning($0) })
         var graph = self.graph
         var ranAny = false
         while true {
@@ -143,7 +144,8 @@ final class NinjaSession: Sendable {
                 return .error("dyndep files \(round.pendingDyndeps.map { graph.nodes[Int($0)].path }) are not ready [this is a bug]")
             }
             ranAny = true
-            let outcome = await execute(round, status: status, parallelism: parallelism, hashes: hashes, records: records)
+            let outcome = await execute(
+                round, status: status, parallelism: parallelism, hashes: hashes, records: records, history: history?.nextSession())
             guard case .succeeded = outcome, !round.pendingDyndeps.isEmpty else { return outcome }
             // The dyndep files are built: load them, and plan again.
             if options.dryRun { return outcome }
@@ -181,17 +183,22 @@ final class NinjaSession: Sendable {
     }
 
     private func execute(
-        _ round: BuildRound, status: BuildStatus, parallelism: Int, hashes: BuildStateStore, records: any BuildRecords
+        _ round: BuildRound, status: BuildStatus, parallelism: Int, hashes: BuildStateStore, records: any BuildRecords,
+        history: NinjaHistory.Session?
     ) async -> BuildOutcome {
-        let outputDirectory = NSTemporaryDirectory() + "sequencer-ninja-\(getpid())"
+        // Recorded output stays with the run (an empty directory goes); else it is temporary.
+        let outputDirectory = history?.outputDirectory ?? NSTemporaryDirectory() + "sequencer-ninja-\(getpid())"
         try? FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: outputDirectory) }
+        defer {
+            if history == nil { try? FileManager.default.removeItem(atPath: outputDirectory) } else { rmdir(outputDirectory) }
+        }
         let runner = ProcessRunner()
         let builder = NinjaBuilder(
             graph: round.graph, plan: round.plan, scan: round.scan, facts: round.facts, hashes: hashes, records: records,
             status: status, options: options, parallelism: parallelism,
             explain: { writeAll(STDERR_FILENO, Array("ninja explain: \($0)\n".utf8)) },
-            outputDirectory: outputDirectory, environment: environment, commandsToRun: round.commandsToRun)
+            outputDirectory: outputDirectory, environment: environment,
+            commandsToRun: round.commandsToRun, recorder: history?.recorder)
         let interrupted = Interrupted()
         let interrupts = Interrupts(first: { interrupted.cancel() }, again: { runner.signalAll(SIGKILL) })
         defer { interrupts.stop() }

@@ -15,7 +15,12 @@ struct WorkflowPage {
         var warnings: [Diagnostic]
     }
 
+    /// Whether `path` names a ninja manifest (`build.ninja`, `rules.ninja`), which `sequencer
+    /// ninja` builds and records: not a workflow file to check.
+    static func isNinjaManifest(_ path: String) -> Bool { path.hasSuffix(".ninja") }
+
     static func check(_ path: String) -> Checked {
+        if isNinjaManifest(path) { return Checked(file: nil, errors: [], warnings: []) }
         do {
             let file = try WorkflowFile.load(path: path).expandingVariables()
             return Checked(file: file, errors: [], warnings: file.warnings)
@@ -67,6 +72,13 @@ struct WorkflowPage {
             body += "</select></label> <button type=\"submit\">Check</button></form>"
         }
         body += "<p class=\"path\" id=\"workflow-path\">\(HTML.escape(path))</p>"
+        if Self.isNinjaManifest(path) {
+            // Not a workflow file: `sequencer ninja` builds it, and each build's graph is
+            // recorded with its run.
+            body += "<p id=\"workflow-summary\">A ninja manifest, built by <code>sequencer ninja</code>: each build's graph, "
+                + "timeline and critical path are on its run's page.</p>"
+            return HTML.page(title: "Workflow", page: "workflow", token: token, body: body)
+        }
         if let file = checked.file {
             let lanes = file.lanes.isEmpty ? "" : ", \(file.lanes.count) lane\(file.lanes.count == 1 ? "" : "s")"
             body += "<p id=\"workflow-summary\">\(HTML.badge("succeeded")) No errors: \(file.jobs.count) job\(file.jobs.count == 1 ? "" : "s")\(lanes).</p>"
