@@ -48,8 +48,8 @@ struct NinjaHistoryTests {
         let jobs = try #require(try json(shown.stdout)["jobs"] as? [[String: Any]])
         let byName = Dictionary(uniqueKeysWithValues: jobs.map { ($0["name"] as? String ?? "", $0) })
         #expect(byName["mid"]?["status"] as? String == "succeeded")
-        #expect((byName["mid"]?["reason"] as? String)?.contains("mid") == true)
-        #expect(byName["out"]?["reason"] as? String == "mid is dirty")
+        #expect(byName["mid"]?["reason"] as? String == "input src changed")
+        #expect(byName["out"]?["reason"] as? String == "input mid changed")
         #expect(byName["bad"]?["status"] as? String == "failed")
         #expect(byName["bad"]?["exitCode"] as? Int == 3)
 
@@ -65,6 +65,25 @@ struct NinjaHistoryTests {
         #expect(Set(slices.compactMap { $0["name"] as? String }) == ["mid", "out", "bad"])
         let command = slices.first { $0["name"] as? String == "mid" }.flatMap { ($0["args"] as? [String: Any])?["command"] as? String }
         #expect(command == "cat src > mid && echo built mid")
+    }
+
+    /// The journal keeps each success's fingerprint part by part, so a rerun says what changed.
+    @Test func theReasonNamesThePartThatChanged() async throws {
+        let cli = try CLI()
+        try cli.write("build.ninja", Self.manifest)
+        try cli.write("src", "s\n")
+        #expect(try await ninja(cli).status == 0)
+        try cli.write("build.ninja", Self.manifest.replacingOccurrences(of: "echo built", with: "echo made"))
+        #expect(try await ninja(cli).status == 0)
+        try cli.write("mid", "edited by hand\n")
+        #expect(try await ninja(cli).status == 0)
+        let reasons = { (run: String) async throws -> [String?] in
+            let shown = try await cli.run(["show", "-f", "build.ninja", "--json", run])
+            return try #require(try self.json(shown.stdout)["jobs"] as? [[String: Any]]).map { $0["reason"] as? String }
+        }
+        #expect(try await reasons("2") == ["the command changed", "the command changed"])
+        // mid comes out as it was: out is up to date, and has no reason.
+        #expect(try await reasons("3") == ["output mid changed since it was built", nil])
     }
 
     @Test func anEdgeThatCameOutTheSameIsRecordedUpToDate() async throws {

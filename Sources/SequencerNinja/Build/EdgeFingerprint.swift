@@ -30,6 +30,42 @@ struct EdgeFingerprint {
         return builder.finish()
     }
 
+    /// The fingerprint's parts, by name (`command`, `input PATH`, `discovered PATH`, `output
+    /// PATH`), each a short digest: the journal keeps them with each success, so that the next
+    /// change can be told part by part (``explain(_:before:)``).
+    func parts(_ edgeID: NinjaGraph.EdgeID, facts: EdgeFacts, discovered: [String]) -> [String: String] {
+        let edge = graph.edges[Int(edgeID)]
+        var parts: [String: String] = [:]
+        if !facts.generator { parts["command"] = Digest.of(facts.commandForHash.utf8).short }
+        for input in edge.dirtyingInputs { parts["input " + graph.nodes[Int(input)].path] = digest(of: input).short }
+        for path in discovered { parts["discovered " + path] = hashes.digest(path).short }
+        for output in edge.outputs {
+            let path = graph.nodes[Int(output)].path
+            parts["output " + path] = hashes.digest(path).short
+        }
+        return parts
+    }
+
+    /// Why an edge runs, part by part: `input a.c changed`, `the command changed`; nil when
+    /// the parts are the same.
+    static func explain(_ now: [String: String], before: [String: String]) -> String? {
+        var reasons: [String] = []
+        if now["command"] != before["command"] { reasons.append("the command changed") }
+        for key in Set(now.keys).union(before.keys).sorted() where key != "command" && now[key] != before[key] {
+            guard let space = key.firstIndex(of: " ") else { continue }
+            let (kind, path) = (key[..<space], key[key.index(after: space)...])
+            let noun = kind == "discovered" ? "input \(path) (from its depfile)" : "\(kind) \(path)"
+            switch (now[key], before[key]) {
+            case (nil, _): reasons.append("\(noun) is gone from the edge")
+            case (_, nil): reasons.append("\(noun) is new")
+            default: reasons.append(kind == "output" ? "\(noun) changed since it was built" : "\(noun) changed")
+            }
+        }
+        guard !reasons.isEmpty else { return nil }
+        let shown = reasons.prefix(3).joined(separator: "; ")
+        return reasons.count > 3 ? shown + "; and \(reasons.count - 3) more" : shown
+    }
+
     /// A node's content: its file's, or, for the output of a phony edge with inputs, its
     /// inputs' contents (a phony is an alias: what reads it reads them).
     func digest(of node: NinjaGraph.NodeID) -> Digest {

@@ -26,7 +26,8 @@ struct NinjaBuilder: Sendable {
     /// The status line's count of commands still to run, dyndep rounds to come included.
     let commandsToRun: Int
     /// Records the build in the journal (nil: not recorded).
-    let recorder: JournalRecorder?
+    let history: NinjaHistory.Session?
+    var recorder: JournalRecorder? { history?.recorder }
 
     /// How the build ended, in ninja's words (`build stopped: …`), nil when it succeeded.
     enum Ending: Equatable {
@@ -138,13 +139,22 @@ struct NinjaBuilder: Sendable {
             return
         }
         if case .waiting(let reason) = scan.verdicts[Int(edgeID)], options.explain { explain("\(outputs[0]) runs: \(reason)") }
-        if let recorder {
-            let reason: String? =
+        if let history {
+            let before = hashes.fingerprint(of: outputs[0])?.short ?? ""
+            var reason: String? =
                 switch scan.verdicts[Int(edgeID)] {
                 case .dirty(let reason)?, .waiting(let reason)?: reason
                 default: nil
                 }
-            recorder.recordCheck(job: outputs[0], fingerprint: hashes.fingerprint(of: outputs[0])?.short ?? "", reason: reason ?? "it runs")
+            // A changed fingerprint, or an input's edge that ran and changed what it wrote:
+            // the parts kept with the last success say which.
+            var changed = reason == UpToDateScan.changed(outputs[0])
+            if case .waiting? = scan.verdicts[Int(edgeID)] { changed = true }
+            if changed, let stored = history.history.storedParts(of: outputs[0], fingerprint: before) {
+                let now = fingerprint.parts(edgeID, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts))
+                reason = EdgeFingerprint.explain(now, before: stored) ?? reason
+            }
+            history.recorder.recordCheck(job: outputs[0], fingerprint: before, reason: reason ?? "it runs")
         }
         let console = edge.pool == "console"
         status.edgeStarted(description: facts.description, command: facts.command, console: console)
@@ -196,7 +206,12 @@ struct NinjaBuilder: Sendable {
         if !facts.deps.isEmpty { records.recordDiscovered(outputs: outputs, inputs: discovered) }
         if !facts.responseFile.isEmpty, !options.keepResponseFiles { unlink(facts.responseFile) }
         let known = facts.deps.isEmpty ? records.discoveredInputs(outputs: outputs, facts: facts) : discovered
-        hashes.record(outputs[0], fingerprint: fingerprint.current(edgeID, facts: facts, discovered: known))
+        let now = fingerprint.current(edgeID, facts: facts, discovered: known)
+        hashes.record(outputs[0], fingerprint: now)
+        if let recorder, let now {
+            recorder.recordFingerprint(
+                job: outputs[0], fingerprint: now.short, parts: fingerprint.parts(edgeID, facts: facts, discovered: known), outputs: [:])
+        }
         records.recordCommand(outputs: outputs, facts: facts, start: start, end: end)
     }
 

@@ -25,6 +25,10 @@ struct UpToDateScan {
         case passThrough
     }
 
+    /// The reason of an edge whose fingerprint changed: the journal's record of its last
+    /// success tells which part (``EdgeFingerprint/explain(_:before:)``).
+    static func changed(_ firstOutput: String) -> String { "the command, an input or an output of \(firstOutput) changed" }
+
     /// Per graph edge: its verdict (nil: not wanted).
     private(set) var verdicts: [Verdict?]
     /// Edges that must run whatever their fingerprint says: a phony input with no inputs and
@@ -134,7 +138,7 @@ struct UpToDateScan {
                     adopt(edgeID, edgeFacts, inputs, now) ? .clean : .dirty("no record of a successful run of \(firstOutput)")
                 continue
             }
-            verdicts[Int(edgeID)] = now == before ? .clean : .dirty("the command, an input or an output of \(firstOutput) changed")
+            verdicts[Int(edgeID)] = now == before ? .clean : .dirty(Self.changed(firstOutput))
         }
         // A missing input no edge writes, in the order ninja's walk finds them (the first is
         // reported): through edges that run or wait (ninja does not walk into an edge that is

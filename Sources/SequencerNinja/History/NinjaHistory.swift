@@ -21,6 +21,8 @@ final class NinjaHistory: Sendable {
         var journal: SQLiteJournal?
         var runID: Int64?
         var sessions = 0
+        /// Each edge's fingerprint parts at its last recorded success, read once.
+        var stored: [String: JournalFingerprint]?
         /// Set once the journal could not be used: the rest of the build is not recorded.
         var disabled = false
     }
@@ -28,6 +30,7 @@ final class NinjaHistory: Sendable {
     /// One session of the run: what the builder records through.
     struct Session: Sendable {
         let recorder: JournalRecorder
+        let history: NinjaHistory
         /// Where the commands' output is kept: `.sequencer/output/RUN` beside the manifest
         /// (`RUN/SESSION` after the first session).
         let outputDirectory: String
@@ -54,12 +57,22 @@ final class NinjaHistory: Sendable {
                 state.sessions += 1
                 let directory = outputDirectory(run: recorder.runID) + (state.sessions > 1 ? "/\(state.sessions)" : "")
                 try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                return Session(recorder: recorder, outputDirectory: directory)
+                return Session(recorder: recorder, history: self, outputDirectory: directory)
             } catch {
                 state.disabled = true
                 warn("\(error); this build is not recorded in the journal")
                 return nil
             }
+        }
+    }
+
+    /// The parts of `job`'s fingerprint at its last recorded success, when that is the
+    /// fingerprint `fingerprint` (a short digest) the build state has.
+    func storedParts(of job: String, fingerprint: String) -> [String: String]? {
+        state.withLock { state -> [String: String]? in
+            if state.stored == nil { state.stored = (try? state.journal?.fingerprints(workflow: workflow)) ?? [:] }
+            guard let stored = state.stored?[job], stored.fingerprint == fingerprint else { return nil }
+            return stored.parts
         }
     }
 

@@ -198,7 +198,7 @@ final class NinjaSession: Sendable {
             status: status, options: options, parallelism: parallelism,
             explain: { writeAll(STDERR_FILENO, Array("ninja explain: \($0)\n".utf8)) },
             outputDirectory: outputDirectory, environment: environment,
-            commandsToRun: round.commandsToRun, recorder: history?.recorder)
+            commandsToRun: round.commandsToRun, history: history)
         let interrupted = Interrupted()
         let interrupts = Interrupts(first: { interrupted.cancel() }, again: { runner.signalAll(SIGKILL) })
         defer { interrupts.stop() }
