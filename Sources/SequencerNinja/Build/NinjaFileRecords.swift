@@ -5,49 +5,68 @@ internal import Sequencer
 final class NinjaFileRecords: BuildRecords {
     private struct Logs {
         var deps: NinjaDepsLog
-        var build: NinjaBuildLog
+        /// Read at its first use: a build with nothing to run and every edge's fingerprint
+        /// known (a no-op) never needs it.
+        var build: NinjaBuildLog?
     }
 
     private let logs: Locked<Logs>
     private let depsFile: NinjaLogAppender
     private let buildFile: NinjaLogAppender
     private let console: NinjaConsole
+    private let buildPath: String
+    /// Whether a recorded output path is one that may go from the build log when it is
+    /// recompacted (gone from disk and from the manifest).
+    private let isDead: @Sendable (String) -> Bool
 
-    private init(deps: NinjaDepsLog, build: NinjaBuildLog, depsPath: String, buildPath: String, console: NinjaConsole) {
-        logs = Locked(Logs(deps: deps, build: build))
+    private init(deps: NinjaDepsLog, depsPath: String, buildPath: String, console: NinjaConsole, isDead: @escaping @Sendable (String) -> Bool) {
+        logs = Locked(Logs(deps: deps, build: nil))
         depsFile = NinjaLogAppender.depsLog(at: depsPath)
         buildFile = NinjaLogAppender.buildLog(at: buildPath, version: NinjaBuildLog.ninja111Version)
         self.console = console
+        self.buildPath = buildPath
+        self.isDead = isDead
     }
 
-    /// Reads both files (a damaged one is cut back or started anew, with ninja's warning).
+    /// Reads the deps log now (a damaged one is cut back or started anew, with ninja's
+    /// warning), and the build log when it is first needed.
     static func open(session: NinjaSession) -> NinjaFileRecords {
         let depsPath = session.inBuildDirectory(NinjaDepsLog.fileName)
         let buildPath = session.inBuildDirectory(NinjaBuildLog.fileName)
         var deps = NinjaDepsLog()
-        var build = NinjaBuildLog()
         do {
             let loaded = try NinjaDepsLog.load(from: depsPath)
             if let warning = loaded.warning { session.console.warning(warning) }
             deps = loaded.log
-        } catch {
-            session.console.warning("loading deps log \(depsPath): \(error); starting over")
-        }
-        do {
-            let loaded = try NinjaBuildLog.load(from: buildPath)
-            if let warning = loaded.warning { session.console.warning(warning) }
-            build = loaded.log
-            // Written in the version this ninja reports (its lines are appended to it).
-            if loaded.fileExists, build.needsRecompaction(writingVersion: NinjaBuildLog.ninja111Version) {
-                try build.recompact(at: buildPath, version: NinjaBuildLog.ninja111Version) { !FileStamp.of($0).exists && session.graph.node(at: $0) == nil }
-            }
             if deps.needsRecompaction {
                 try deps.recompact(at: depsPath) { FileStamp.of($0).exists || session.graph.node(at: $0) != nil }
             }
         } catch {
-            session.console.warning("loading build log \(buildPath): \(error); starting over")
+            session.console.warning("loading deps log \(depsPath): \(error); starting over")
         }
-        return NinjaFileRecords(deps: deps, build: build, depsPath: depsPath, buildPath: buildPath, console: session.console)
+        let graph = session.graph
+        return NinjaFileRecords(
+            deps: deps, depsPath: depsPath, buildPath: buildPath, console: session.console,
+            isDead: { !FileStamp.of($0).exists && graph.node(at: $0) == nil })
+    }
+
+    /// The build log, read at the first call (with the lock held).
+    private func buildLog(_ logs: inout Logs) -> NinjaBuildLog {
+        if let build = logs.build { return build }
+        var build = NinjaBuildLog()
+        do {
+            let loaded = try NinjaBuildLog.load(from: buildPath)
+            if let warning = loaded.warning { console.warning(warning) }
+            build = loaded.log
+            // Written in the version this ninja reports (its lines are appended to it).
+            if loaded.fileExists, build.needsRecompaction(writingVersion: NinjaBuildLog.ninja111Version) {
+                try build.recompact(at: buildPath, version: NinjaBuildLog.ninja111Version, isDead: isDead)
+            }
+        } catch {
+            console.warning("loading build log \(buildPath): \(error); starting over")
+        }
+        logs.build = build
+        return build
     }
 
     func discoveredInputs(outputs: [String], facts: EdgeFacts) -> [String] {
@@ -78,10 +97,11 @@ final class NinjaFileRecords: BuildRecords {
         let mtime = outputs.map { FileStamp.of($0).modified }.max() ?? 0
         var bytes: [UInt8] = []
         logs.withLock { logs in
+            _ = buildLog(&logs)
             for output in outputs {
                 let entry = NinjaBuildLogEntry(
                     output: output, commandHash: hash, startTime: Int32(clamping: start), endTime: Int32(clamping: end), mtime: mtime)
-                logs.build.record(entry)
+                logs.build?.record(entry)  // in place: loaded above
                 bytes += NinjaBuildLog.line(for: entry)
             }
         }
@@ -95,15 +115,16 @@ final class NinjaFileRecords: BuildRecords {
     func ninjaConsidersUpToDate(outputs: [String], facts: EdgeFacts, inputs: [String]) -> Bool {
         let newestInput = inputs.map { FileStamp.of($0).modified }.max() ?? 0
         return logs.withLock { logs in
+            let build = buildLog(&logs)
             // As the log's version hashes (ninja 1.13's logs use another function).
-            let hash = logs.build.commandHashFunction.hash(facts.commandForHash)
+            let hash = build.commandHashFunction.hash(facts.commandForHash)
             if !facts.deps.isEmpty, let first = outputs.first {
                 guard let deps = logs.deps.deps(of: first), deps.mtime >= FileStamp.of(first).modified else { return false }
             }
             for output in outputs {
                 let found = FileStamp.of(output)
                 guard found.exists else { return false }
-                let entry = logs.build[output: output]
+                let entry = build[output: output]
                 // A generator's command may change freely, and it needs no log entry.
                 if !facts.generator {
                     guard let entry, entry.commandHash == hash else { return false }

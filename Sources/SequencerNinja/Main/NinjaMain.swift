@@ -46,6 +46,7 @@ public enum NinjaMain {
             if let tool = options.tool {
                 return await NinjaTools.run(tool, session: session)
             }
+            defer { session.closeState() }
             let status = session.makeStatus(format: format, parallelism: parallelism)
             switch await session.rebuildManifest(status: status, parallelism: parallelism, justRebuilt: justRebuilt) {
             case .rebuilt:

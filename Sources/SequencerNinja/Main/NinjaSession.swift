@@ -1,4 +1,5 @@
 import Foundation
+import Sequencer
 import SequencerProcess
 
 /// One load of the manifest and of the build directory's state: what a build, a manifest
@@ -10,6 +11,8 @@ final class NinjaSession: Sendable {
     let graph: NinjaGraph
     /// `builddir`, where ninja keeps `.ninja_log` and `.ninja_deps` ("" for the current directory).
     let buildDirectory: String
+    /// The state and ninja's files, once read (``openState()``).
+    private let opened = Locked<(hashes: BuildStateStore, records: any BuildRecords)?>(nil)
 
     struct Failure: Error {
         var message: String
@@ -69,7 +72,7 @@ final class NinjaSession: Sendable {
         if justRebuilt, !options.dryRun, !isForced(edge), let facts = try? EdgeEvaluation.facts(of: edge, in: graph) {
             let (hashes, records) = openState()
             defer {
-                hashes.close()
+                hashes.flush()
                 records.flush()
             }
             let outputs = graph.edges[Int(edge)].outputs.map { graph.nodes[Int($0)].path }
@@ -125,7 +128,7 @@ final class NinjaSession: Sendable {
     func runBuild(targets: [NinjaGraph.NodeID], status: BuildStatus, parallelism: Int) async -> BuildOutcome {
         let (hashes, records) = openState()
         defer {
-            hashes.close()
+            hashes.flush()
             records.flush()
         }
         let history = options.dryRun ? nil : NinjaHistory(manifest: options.manifest, warn: { [console] in console.warning($0) })
@@ -169,8 +172,27 @@ final class NinjaSession: Sendable {
         }
     }
 
-    /// The build directory's state and ninja's files, opened for a build.
+    /// The build directory's state and ninja's files, read once for the session (the
+    /// manifest's rebuild, then the build) and kept until ``closeState()``.
     private func openState() -> (BuildStateStore, any BuildRecords) {
+        opened.withLock { opened in
+            if let opened { return opened }
+            let state = loadState()
+            opened = state
+            return state
+        }
+    }
+
+    /// Writes what the state holds and lets it go: the session is over.
+    func closeState() {
+        opened.withLock { opened in
+            opened?.hashes.close()
+            opened?.records.flush()
+            opened = nil
+        }
+    }
+
+    private func loadState() -> (hashes: BuildStateStore, records: any BuildRecords) {
         let directory = inBuildDirectory(".sequencer")
         if !options.dryRun { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         let stateFile = BuildStateFile(path: directory + "/ninja-state")
