@@ -6,6 +6,10 @@ The graph is the one that once hung 1 run in 15 (a child's exit lost by the pidf
 LAYERS layers of WIDTH jobs, each job needing two jobs of the layer before.
 
     python3 Scripts/stress-run.py .build/release/sequencer --runs 500 --jobs 8
+    python3 Scripts/stress-run.py .build/release/sequencer --ninja --runs 100 --jobs 32
+
+With --ninja the same graph is a build.ninja of `touch` edges built by `sequencer ninja`, and
+each build is followed by a second that must have no work to do.
 
 Exit status: 0 if every run ended with status 0 in time, 1 otherwise.
 """
@@ -31,6 +35,17 @@ def workflow(layers, width):
     return "\n".join(lines) + "\n"
 
 
+def manifest(layers, width):
+    lines = ["rule t", "  command = touch $out", ""]
+    for layer in range(layers):
+        for job in range(width):
+            inputs = ""
+            if layer > 0:
+                inputs = f" l{layer - 1:02d}-j{job:02d} l{layer - 1:02d}-j{(job + 1) % width:02d}"
+            lines.append(f"build l{layer:02d}-j{job:02d}: t{inputs}")
+    return "\n".join(lines) + "\n"
+
+
 def report_hang(process, log_path, seconds):
     print(f"HANG: the run did not end in {seconds} s; its last output:")
     with open(log_path, errors="replace") as log:
@@ -51,41 +66,50 @@ def main():
     parser.add_argument("--layers", type=int, default=60)
     parser.add_argument("--width", type=int, default=50)
     parser.add_argument("--stall", type=int, default=120, help="seconds after which a run counts as hung")
+    parser.add_argument("--ninja", action="store_true", help="build a build.ninja with `sequencer ninja` instead")
     args = parser.parse_args()
     sequencer = os.path.abspath(args.sequencer)
-    text = workflow(args.layers, args.width)
+    if args.ninja:
+        text, name, commands = manifest(args.layers, args.width), "build.ninja", [["ninja"], ["ninja"]]
+    else:
+        text, name, commands = workflow(args.layers, args.width), "sequencer.yml", [["run"]]
     times = []
     failures = 0
     for run in range(1, args.runs + 1):
         directory = tempfile.mkdtemp(prefix="sequencer-stress-run-")
         try:
-            with open(os.path.join(directory, "sequencer.yml"), "w") as file:
+            with open(os.path.join(directory, name), "w") as file:
                 file.write(text)
-            log_path = os.path.join(directory, "run.log")
-            start = time.monotonic()
-            with open(log_path, "w") as log:
-                process = subprocess.Popen([sequencer, "run", "-j", str(args.jobs)], cwd=directory,
-                                           stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-                try:
-                    status = process.wait(timeout=args.stall)
-                except subprocess.TimeoutExpired:
-                    report_hang(process, log_path, args.stall)
-                    process.kill()
-                    process.wait()
-                    print(f"run {run} of {args.runs}: HUNG")
-                    return 1
-            times.append(time.monotonic() - start)
-            if status != 0:
-                failures += 1
+            for index, command in enumerate(commands):
+                log_path = os.path.join(directory, f"run{index}.log")
+                start = time.monotonic()
+                with open(log_path, "w") as log:
+                    process = subprocess.Popen([sequencer] + command + ["-j", str(args.jobs)], cwd=directory,
+                                               stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                    try:
+                        status = process.wait(timeout=args.stall)
+                    except subprocess.TimeoutExpired:
+                        report_hang(process, log_path, args.stall)
+                        process.kill()
+                        process.wait()
+                        print(f"run {run} of {args.runs}: HUNG")
+                        return 1
+                if index == 0:
+                    times.append(time.monotonic() - start)
                 with open(log_path, errors="replace") as log:
-                    print(f"run {run}: exit status {status}; last output:\n{''.join(log.readlines()[-10:])}")
+                    lines = log.readlines()
+                # The second build of a ninja run has nothing to do.
+                if status != 0 or (index == 1 and lines != ["ninja: no work to do.\n"]):
+                    failures += 1
+                    print(f"run {run}: {' '.join(command)}: exit status {status}; last output:\n{''.join(lines[-10:])}")
+                    break
         finally:
             shutil.rmtree(directory, ignore_errors=True)
         if run % 50 == 0 or run == args.runs:
             print(f"{run} runs, no hang; {failures} failed; median {statistics.median(times):.2f} s, "
                   f"max {max(times):.2f} s", flush=True)
     jobs = args.layers * args.width
-    print(f"stress: {args.runs} runs of {jobs} jobs at -j {args.jobs}: {failures} failed, 0 hung; "
+    print(f"stress: {args.runs} {'ninja builds' if args.ninja else 'runs'} of {jobs} jobs at -j {args.jobs}: {failures} failed, 0 hung; "
           f"min {min(times):.2f} s, median {statistics.median(times):.2f} s, max {max(times):.2f} s")
     return 1 if failures else 0
 

@@ -95,7 +95,7 @@ struct BuildRound {
         var facts: [EdgeID: EdgeFacts] = [:]
         do {
             for edgeID in plan.order where !graph.edges[Int(edgeID)].isPhony {
-                facts[edgeID] = try EdgeEvaluation.facts(of: edgeID, in: graph)
+                facts[edgeID] = try EdgeEvaluation.facts(of: edgeID, in: graph, description: false)
             }
         } catch {
             throw Failure(message: error.message)

@@ -41,6 +41,8 @@ struct NinjaBuilder: Sendable {
         let failures = Atomic(0)
         let stopped = Atomic(false)
         let outputs = Atomic(0)
+        /// Commands running now (for `-l`).
+        let running = Atomic(0)
     }
 
     struct NotStarted: Error, CustomStringConvertible {
@@ -125,7 +127,7 @@ struct NinjaBuilder: Sendable {
         let edge = graph.edges[Int(edgeID)]
         if edge.isPhony || scan.verdicts[Int(edgeID)] == .passThrough { return }
         if progress.stopped.load(ordering: .relaxed) { throw NotStarted() }
-        guard let facts = facts[edgeID] else { return }
+        guard var facts = facts[edgeID] else { return }
         let outputs = edge.outputs.map { graph.nodes[Int($0)].path }
         let fingerprint = EdgeFingerprint(graph: graph, hashes: hashes)
         // Decided again now that the inputs' edges have ended.
@@ -157,6 +159,8 @@ struct NinjaBuilder: Sendable {
             history.recorder.recordCheck(job: outputs[0], fingerprint: before, reason: reason ?? "it runs")
         }
         let console = edge.pool == "console"
+        // Expanded now: the scan leaves it out, as most edges of a build do not run.
+        facts.description = (try? graph.description(of: edgeID)) ?? ""
         status.edgeStarted(description: facts.description, command: facts.command, console: console)
         let start = status.elapsed
         if options.dryRun {
@@ -232,6 +236,9 @@ struct NinjaBuilder: Sendable {
                 return (nil, Array("ninja: error: writing response file \(facts.responseFile)\n".utf8), nil)
             }
         }
+        await waitForLoad(progress)
+        progress.running.add(1, ordering: .relaxed)
+        defer { progress.running.subtract(1, ordering: .relaxed) }
         let number = progress.outputs.add(1, ordering: .relaxed).newValue
         let outputPath = outputDirectory + "/\(number)"
         let directory = FileManager.default.currentDirectoryPath
@@ -257,6 +264,17 @@ struct NinjaBuilder: Sendable {
             return (exit, output, nil)
         }
         return (exit, output, outputPath)
+    }
+
+    /// `-l N`: while other commands run and the load average is N or more, a new one waits
+    /// (as ninja, one always runs; `-l 0` sets no limit).
+    private func waitForLoad(_ progress: Progress) async {
+        guard let limit = options.maxLoadAverage, limit > 0 else { return }
+        while progress.running.load(ordering: .relaxed) > 0, !progress.stopped.load(ordering: .relaxed) {
+            var load = [Double](repeating: 0, count: 1)
+            guard getloadavg(&load, 1) == 1, load[0] >= limit else { return }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     /// The recorded output's file, holding what the build printed of it (include lines taken

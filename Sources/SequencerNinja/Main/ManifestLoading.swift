@@ -18,10 +18,12 @@ enum ManifestLoading {
 
 /// An edge's variables, expanded for running it.
 enum EdgeEvaluation {
-    static func facts(of edge: NinjaGraph.EdgeID, in graph: NinjaGraph) throws(ManifestError) -> EdgeFacts {
+    /// - Parameter description: whether to expand `description` too (a scan of what is up to
+    /// date does not need it; the builder expands it for the edges that run).
+    static func facts(of edge: NinjaGraph.EdgeID, in graph: NinjaGraph, description: Bool = true) throws(ManifestError) -> EdgeFacts {
         EdgeFacts(
             command: try graph.command(of: edge),
-            description: try graph.description(of: edge),
+            description: description ? try graph.description(of: edge) : "",
             depfile: try graph.depfile(of: edge),
             deps: try graph.deps(of: edge),
             msvcDepsPrefix: try graph.msvcDepsPrefix(of: edge),

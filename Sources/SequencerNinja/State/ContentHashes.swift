@@ -67,9 +67,14 @@ public final class BuildStateStore: Sendable {
         case .missing: digest = .missing
         case .directory: digest = Digest.of(Array("directory:".utf8) + Array(path.utf8))
         case .file(let stamp):
-            if let entry = inner.withLock({ $0.state.files[path] }), entry.stamp == stamp {
-                digest = entry.digest
-            } else if let read = Self.hashContents(path) {
+            // The common case in one trip: the stamp is the one hashed before.
+            let trusted = inner.withLock { inner -> Digest? in
+                guard let entry = inner.state.files[path], entry.stamp == stamp else { return nil }
+                inner.current[path] = entry.digest
+                return entry.digest
+            }
+            if let trusted { return trusted }
+            if let read = Self.hashContents(path) {
                 digest = read
                 let now = Self.now()
                 // Kept with its stamp only when the file did not change while it was read and
