@@ -15,6 +15,10 @@ public protocol BuildRecords: Sendable {
     func ninjaConsidersUpToDate(outputs: [String], facts: EdgeFacts, inputs: [String]) -> Bool
     /// Writes what was kept.
     func flush()
+    /// The files these records keep (ninja's logs) and the depfiles they read: a no-op's
+    /// witness stamps them.
+    var logFiles: [String] { get }
+    var depfilesRead: [String] { get }
 }
 
 /// Records that keep nothing: a dry run's.
@@ -24,4 +28,6 @@ struct NoRecords: BuildRecords {
     func recordCommand(outputs: [String], facts: EdgeFacts, start: Int64, end: Int64) {}
     func ninjaConsidersUpToDate(outputs: [String], facts: EdgeFacts, inputs: [String]) -> Bool { false }
     func flush() {}
+    var logFiles: [String] { [] }
+    var depfilesRead: [String] { [] }
 }

@@ -59,6 +59,7 @@ struct NinjaBuilder: Sendable {
             workflow.lane("pool:" + name, width: pool.depth, ordered: false)
         }
         let progress = Progress()
+        let cleaning = EagerCleaning(graph: graph, plan: plan, scan: scan)
         var total = 0
         var journalJobs: [JournalGraph.Job] = []
         // In the order of the manifest, as ninja starts ready edges (lowest first).
@@ -73,7 +74,7 @@ struct NinjaBuilder: Sendable {
             if !edge.isPhony, scan.counts(edgeID) { total += 1 }
             let pool = graph.pools[edge.pool]
             let lane = (pool?.depth ?? 0) > 0 ? "pool:" + edge.pool : nil
-            let body = makeBody(edgeID, progress: progress, runner: runner)
+            let body = makeBody(edgeID, progress: progress, cleaning: cleaning, runner: runner)
             if recorder != nil {
                 journalJobs.append(JournalGraph.Job(
                     name: jobID(edgeID).rawValue, needs: needs.map(\.rawValue), lane: lane,
@@ -118,26 +119,47 @@ struct NinjaBuilder: Sendable {
         JobID(graph.nodes[Int(graph.edges[Int(edge)].outputs.first ?? 0)].path)
     }
 
-    private func makeBody(_ edgeID: EdgeID, progress: Progress, runner: ProcessRunner) -> @Sendable (JobContext) async throws -> Void {
+    private func makeBody(
+        _ edgeID: EdgeID, progress: Progress, cleaning: EagerCleaning, runner: ProcessRunner
+    ) -> @Sendable (JobContext) async throws -> Void {
         let builder = self
-        return { context in try await builder.runEdge(edgeID, context: context, progress: progress, runner: runner) }
+        return { context in try await builder.runEdge(edgeID, context: context, progress: progress, cleaning: cleaning, runner: runner) }
     }
 
-    private func runEdge(_ edgeID: EdgeID, context: JobContext, progress: Progress, runner: ProcessRunner) async throws {
+    /// Whether a waiting edge is up to date now that its inputs' edges have ended (then it
+    /// leaves the status line's total, and its check is recorded).
+    private func decideUpToDate(_ edgeID: EdgeID) -> Bool {
+        guard !options.dryRun, !scan.forced[Int(edgeID)], case .waiting? = scan.verdicts[Int(edgeID)], let facts = facts[edgeID] else {
+            return false
+        }
+        let outputs = graph.edges[Int(edgeID)].outputs.map { graph.nodes[Int($0)].path }
+        guard let before = hashes.fingerprint(of: outputs[0]),
+            EdgeFingerprint(graph: graph, hashes: hashes)
+                .current(edgeID, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts)) == before
+        else { return false }
+        recorder?.recordCheck(job: outputs[0], fingerprint: before.short, reason: nil)
+        status.oneFewer()
+        return true
+    }
+
+    private func runEdge(
+        _ edgeID: EdgeID, context: JobContext, progress: Progress, cleaning: EagerCleaning, runner: ProcessRunner
+    ) async throws {
         let edge = graph.edges[Int(edgeID)]
+        let decidedEarly = cleaning.start(edgeID)
         if edge.isPhony || scan.verdicts[Int(edgeID)] == .passThrough { return }
         if progress.stopped.load(ordering: .relaxed) { throw NotStarted() }
         guard var facts = facts[edgeID] else { return }
         let outputs = edge.outputs.map { graph.nodes[Int($0)].path }
         let fingerprint = EdgeFingerprint(graph: graph, hashes: hashes)
-        // Decided again now that the inputs' edges have ended.
-        if case .waiting = scan.verdicts[Int(edgeID)], !scan.forced[Int(edgeID)], !options.dryRun,
-            let before = hashes.fingerprint(of: outputs[0]),
-            fingerprint.current(edgeID, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts)) == before
-        {
-            recorder?.recordCheck(job: outputs[0], fingerprint: before.short, reason: nil)
-            status.oneFewer()
+        // Found up to date when an input's edge ended (``EagerCleaning``), or now that they all have.
+        if decidedEarly == true {
             context.markUpToDate()
+            return
+        }
+        if decidedEarly == nil, decideUpToDate(edgeID) {
+            context.markUpToDate()
+            cleaning.ended(edgeID) { decideUpToDate($0) }
             return
         }
         if case .waiting(let reason) = scan.verdicts[Int(edgeID)], options.explain { explain("\(outputs[0]) runs: \(reason)") }
@@ -169,6 +191,8 @@ struct NinjaBuilder: Sendable {
         }
         // The engine's clock, which its job records use: from the run's start.
         let recordedStart = context.elapsed
+        // A restat edge that rewrites nothing frees what waits on it at once.
+        let outputsBefore = facts.restat ? outputs.map { hashes.digest($0) } : []
         var (exit, output, outputPath) = await execute(facts, outputs: outputs, console: console, progress: progress, runner: runner)
         var success = exit?.succeeded ?? false
         var discovered: [String] = []
@@ -217,6 +241,9 @@ struct NinjaBuilder: Sendable {
                 job: outputs[0], fingerprint: now.short, parts: fingerprint.parts(edgeID, facts: facts, discovered: known), outputs: [:])
         }
         records.recordCommand(outputs: outputs, facts: facts, start: start, end: end)
+        if facts.restat, outputs.map({ hashes.digest($0) }) == outputsBefore {
+            cleaning.ended(edgeID) { decideUpToDate($0) }
+        }
     }
 
     /// Runs the command: makes its outputs' directories, writes its response file, and returns

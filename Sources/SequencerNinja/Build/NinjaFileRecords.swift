@@ -15,6 +15,9 @@ final class NinjaFileRecords: BuildRecords {
     private let buildFile: NinjaLogAppender
     private let console: NinjaConsole
     private let buildPath: String
+    private let depsPath: String
+    /// The depfiles read (without `deps`, ninja reads them at each build).
+    private let depfiles = Locked<Set<String>>([])
     /// Whether a recorded output path is one that may go from the build log when it is
     /// recompacted (gone from disk and from the manifest).
     private let isDead: @Sendable (String) -> Bool
@@ -25,6 +28,7 @@ final class NinjaFileRecords: BuildRecords {
         buildFile = NinjaLogAppender.buildLog(at: buildPath, version: NinjaBuildLog.ninja111Version)
         self.console = console
         self.buildPath = buildPath
+        self.depsPath = depsPath
         self.isDead = isDead
     }
 
@@ -77,6 +81,7 @@ final class NinjaFileRecords: BuildRecords {
         guard !facts.depfile.isEmpty else { return [] }
         // Without `deps`, ninja reads the depfile each time; one that cannot be read or parsed
         // lists nothing (the edge's outputs then decide).
+        depfiles.withLock { _ = $0.insert(facts.depfile) }
         return (try? DiscoveredInputs.readDepfile(facts.depfile)) ?? []
     }
 
@@ -136,6 +141,9 @@ final class NinjaFileRecords: BuildRecords {
             return true
         }
     }
+
+    var logFiles: [String] { [depsPath, buildPath] }
+    var depfilesRead: [String] { depfiles.withLock { Array($0) } }
 
     func flush() {
         try? depsFile.close()

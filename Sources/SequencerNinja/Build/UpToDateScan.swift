@@ -148,7 +148,13 @@ struct UpToDateScan {
             let path = graph.nodes[Int(node)].path
             guard !FileStamp.of(path).exists else { continue }
             if neededBy >= 0 {
-                guard let reader = graph.nodes[Int(neededBy)].inEdge, isScheduled(reader) else { continue }
+                guard let reader = graph.nodes[Int(neededBy)].inEdge else { continue }
+                // A phony edge is dirty in ninja's eyes when an input it does not only order
+                // is missing: ninja walks into it, and names it.
+                let readerEdge = graph.edges[Int(reader)]
+                let dirtiesPhony = readerEdge.isPhony
+                    && readerEdge.inputs.prefix(readerEdge.inputs.count - readerEdge.orderOnlyInputs).contains(node)
+                guard isScheduled(reader) || dirtiesPhony else { continue }
                 if !graph.edges[Int(reader)].isPhony, discovered(reader).contains(path) { continue }
             }
             let by = neededBy >= 0 ? ", needed by '\(graph.nodes[Int(neededBy)].path)'," : ""

@@ -1,8 +1,12 @@
+internal import Sequencer
+
 /// Reads the manifest as the command line's `-w` flags ask.
 enum ManifestLoading {
     struct Loaded {
         var graph: NinjaGraph
         var warnings: [String]
+        /// The manifest's files, as read: the manifest, then its includes and subninjas.
+        var files: [String]
     }
 
     static func load(_ path: String, options: NinjaOptions) throws(ManifestError) -> Loaded {
@@ -11,8 +15,22 @@ enum ManifestLoading {
             duplicateOutputs: options.duplicateOutputsAreErrors ? .error : .warn,
             phonyCycles: options.phonyCyclesAreErrors ? .error : .warn,
             ninjaVersion: NinjaOptions.version)
-        let graph = try ManifestParser.parse(file: path, options: parserOptions) { warnings.append($0) }
-        return Loaded(graph: graph, warnings: warnings)
+        let files = RecordingManifestFiles()
+        let graph = try ManifestParser.parse(file: path, files: files, options: parserOptions) { warnings.append($0) }
+        return Loaded(graph: graph, warnings: warnings, files: files.read)
+    }
+}
+
+/// Files on disk, noting which were read.
+final class RecordingManifestFiles: ManifestFiles {
+    private let disk = DiskManifestFiles()
+    private let paths = Locked<[String]>([])
+
+    var read: [String] { paths.withLock { $0 } }
+
+    func read(_ path: String) throws(ManifestFileError) -> [UInt8] {
+        paths.withLock { $0.append(path) }
+        return try disk.read(path)
     }
 }
 

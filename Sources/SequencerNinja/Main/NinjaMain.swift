@@ -34,6 +34,13 @@ public enum NinjaMain {
         if let tool = options.tool, let code = await NinjaTools.runBeforeLoading(tool, options: options, console: console) {
             return code
         }
+        // Nothing changed since a build that found nothing to do: its witness says so.
+        let witnessKey = NoOpWitness.applies(to: options) ? NoOpWitness.key(arguments) : nil
+        let witnessPath = NoOpWitness.path(manifest: options.manifest)
+        if let witnessKey, NoOpWitness.holds(at: witnessPath, key: witnessKey) {
+            console.info("no work to do.")
+            return 0
+        }
         var justRebuilt = false
         for _ in 1...maximumManifestRebuilds {
             let session: NinjaSession
@@ -61,7 +68,14 @@ public enum NinjaMain {
                 console.info("build stopped: interrupted by user.")
                 return 2
             }
-            return await session.build(status: status, parallelism: parallelism)
+            let code = await session.build(status: status, parallelism: parallelism)
+            let state = session.closeState()
+            if code == 0, let witnessKey, let paths = session.noOpWitnessPaths(stateChanged: state.changed) {
+                NoOpWitness.write(
+                    at: witnessPath, key: witnessKey, paths: Set(paths + state.files), appendOnly: state.kept,
+                    now: BuildStateStore.now(), racyWindow: BuildStateStore.racyWindow)
+            }
+            return code
         }
         console.error("manifest '\(options.manifest)' still dirty after \(maximumManifestRebuilds) tries, perhaps system time is not set")
         return 1

@@ -11,6 +11,14 @@ final class NinjaSession: Sendable {
     let graph: NinjaGraph
     /// `builddir`, where ninja keeps `.ninja_log` and `.ninja_deps` ("" for the current directory).
     let buildDirectory: String
+    /// The manifest's files, as read.
+    let manifestFiles: [String]
+    /// Whether loading the manifest printed a warning (a no-op then leaves no witness: the
+    /// next would not print it).
+    let warned: Bool
+    /// What a build that found nothing to do read, for its witness (``NoOpWitness``); nil
+    /// once a build had work, or changed the state.
+    private let witnessed = Locked<Set<String>?>([])
     /// The state and ninja's files, once read (``openState()``).
     private let opened = Locked<(hashes: BuildStateStore, records: any BuildRecords)?>(nil)
 
@@ -26,6 +34,8 @@ final class NinjaSession: Sendable {
             let loaded = try ManifestLoading.load(options.manifest, options: options)
             for warning in loaded.warnings { console.warning(warning) }
             graph = loaded.graph
+            manifestFiles = loaded.files
+            warned = !loaded.warnings.isEmpty
         } catch {
             throw Failure(message: error.message)
         }
@@ -143,10 +153,15 @@ final class NinjaSession: Sendable {
             }
             if options.explain { round.explainDirty() }
             guard round.hasWork else {
-                if round.pendingDyndeps.isEmpty { return ranAny ? .succeeded : .noWork }
+                if round.pendingDyndeps.isEmpty, !ranAny {
+                    witness(round)
+                    return .noWork
+                }
+                if round.pendingDyndeps.isEmpty { return .succeeded }
                 return .error("dyndep files \(round.pendingDyndeps.map { graph.nodes[Int($0)].path }) are not ready [this is a bug]")
             }
             ranAny = true
+            witnessed.withLock { $0 = nil }
             let outcome = await execute(
                 round, status: status, parallelism: parallelism, hashes: hashes, records: records, history: history?.nextSession())
             guard case .succeeded = outcome, !round.pendingDyndeps.isEmpty else { return outcome }
@@ -160,6 +175,25 @@ final class NinjaSession: Sendable {
                 }
             }
         }
+    }
+
+    /// Notes every file of the round's edges for the witness.
+    private func witness(_ round: BuildRound) {
+        witnessed.withLock { paths in
+            guard paths != nil else { return }
+            for edgeID in round.plan.order {
+                let edge = round.graph.edges[Int(edgeID)]
+                for node in edge.inputs + edge.outputs + edge.validations { paths?.insert(round.graph.nodes[Int(node)].path) }
+            }
+        }
+    }
+
+    /// After a build that found nothing to do, printed no warning and changed nothing: the
+    /// files its verdict read, for a ``NoOpWitness``; nil otherwise. Call it after
+    /// ``closeState()``.
+    func noOpWitnessPaths(stateChanged: Bool) -> [String]? {
+        guard !warned, !stateChanged, let paths = witnessed.withLock({ $0 }), !paths.isEmpty else { return nil }
+        return manifestFiles + Array(paths)
     }
 
     /// Whether an input of `edge` is the missing output of a phony edge without inputs: it then
@@ -184,11 +218,16 @@ final class NinjaSession: Sendable {
     }
 
     /// Writes what the state holds and lets it go: the session is over.
-    func closeState() {
+    /// - Returns: the files the build read (every file hashed, the depfiles), those it keeps
+    ///   (the state file, ninja's logs), and whether it recorded a fingerprint.
+    @discardableResult
+    func closeState() -> (files: [String], kept: [String], changed: Bool) {
         opened.withLock { opened in
-            opened?.hashes.close()
-            opened?.records.flush()
-            opened = nil
+            defer { opened = nil }
+            guard let (hashes, records) = opened else { return ([], [], false) }
+            hashes.close()
+            records.flush()
+            return (hashes.touchedPaths + records.depfilesRead, [inBuildDirectory(".sequencer/ninja-state")] + records.logFiles, hashes.changed)
         }
     }
 

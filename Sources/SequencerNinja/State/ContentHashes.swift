@@ -16,6 +16,9 @@ public final class BuildStateStore: Sendable {
         /// Hashes taken during this build, by path: a file hashed once is not hashed again
         /// until an edge that writes it ends (``forget(_:)``).
         var current: [String: Digest] = [:]
+        /// Whether this build recorded a fingerprint (a file's hash, refreshed with its new
+        /// stamp, changes no verdict).
+        var changed = false
     }
 
     private let inner: Locked<Inner>
@@ -39,6 +42,7 @@ public final class BuildStateStore: Sendable {
     public func record(_ output: String, fingerprint: Digest?) {
         inner.withLock { inner in
             inner.state.edges[output] = fingerprint
+            inner.changed = true
             if let fingerprint { inner.writer?.appendEdge(output, fingerprint) } else { inner.writer?.forgetEdge(output) }
         }
     }
@@ -51,6 +55,12 @@ public final class BuildStateStore: Sendable {
     public func close() {
         inner.withLock { $0.writer?.close() }
     }
+
+    /// The files this build took the content of (a no-op's witness stamps them).
+    var touchedPaths: [String] { inner.withLock { Array($0.current.keys) } }
+
+    /// Whether this build recorded a fingerprint.
+    var changed: Bool { inner.withLock { $0.changed } }
 
     /// Forgets this build's hash of `path`: an edge has just written it.
     public func forget(_ path: String) {
