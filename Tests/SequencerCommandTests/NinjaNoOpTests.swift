@@ -16,6 +16,15 @@ struct NinjaNoOpTests {
 
         """
 
+    /// A directory with the manifest and its sources.
+    func project() throws -> CLI {
+        let cli = try CLI()
+        try cli.write("build.ninja", Self.manifest)
+        try cli.write("src", "s\n")
+        try cli.write("header", "h\n")
+        return cli
+    }
+
     func ran(_ cli: CLI) -> [String] {
         (cli.read("ran.log") ?? "").split(separator: "\n").map(String.init)
     }
@@ -41,10 +50,7 @@ struct NinjaNoOpTests {
     }
 
     @Test func aNoOpLeavesAWitnessOfEveryFileItRead() async throws {
-        let cli = try CLI()
-        try cli.write("build.ninja", Self.manifest)
-        try cli.write("src", "s\n")
-        try cli.write("header", "h\n")
+        let cli = try project()
         _ = try await build(cli)
         try age(cli)
         #expect(try await build(cli) == "ninja: no work to do.\n")
@@ -59,10 +65,7 @@ struct NinjaNoOpTests {
     }
 
     @Test func anyChangeToAWitnessedFileTakesTheFullPath() async throws {
-        let cli = try CLI()
-        try cli.write("build.ninja", Self.manifest)
-        try cli.write("src", "s\n")
-        try cli.write("header", "h\n")
+        let cli = try project()
         _ = try await build(cli)
         try age(cli)
         _ = try await build(cli)
@@ -86,10 +89,7 @@ struct NinjaNoOpTests {
     }
 
     @Test func theWitnessIsForItsArguments() async throws {
-        let cli = try CLI()
-        try cli.write("build.ninja", Self.manifest)
-        try cli.write("src", "s\n")
-        try cli.write("header", "h\n")
+        let cli = try project()
         _ = try await build(cli, ["order"])
         try age(cli)
         #expect(try await build(cli, ["order"]) == "ninja: no work to do.\n")
@@ -99,10 +99,7 @@ struct NinjaNoOpTests {
     }
 
     @Test func aFileModifiedWithinTheRacyWindowLeavesNoWitness() async throws {
-        let cli = try CLI()
-        try cli.write("build.ninja", Self.manifest)
-        try cli.write("src", "s\n")
-        try cli.write("header", "h\n")
+        let cli = try project()
         _ = try await build(cli)
         #expect(try await build(cli) == "ninja: no work to do.\n")
         #expect(cli.read(".sequencer/ninja-noop") == nil)
