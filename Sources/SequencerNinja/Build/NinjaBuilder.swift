@@ -62,8 +62,7 @@ struct NinjaBuilder: Sendable {
         let cleaning = EagerCleaning(graph: graph, plan: plan, scan: scan)
         var total = 0
         var journalJobs: [JournalGraph.Job] = []
-        // In the order of the manifest, as ninja starts ready edges (lowest first).
-        for edgeID in plan.order.sorted() where scan.isScheduled(edgeID) {
+        for edgeID in startOrder() {
             let edge = graph.edges[Int(edgeID)]
             var needs: [JobID] = []
             var seen = Set<EdgeID>()
@@ -113,6 +112,28 @@ struct NinjaBuilder: Sendable {
             return .failed(options.failuresAllowed > 1 ? "subcommands failed" : "subcommand failed")
         }
         return .failed("cannot make progress due to previous errors")
+    }
+
+    /// The scheduled edges in the order they are added (the order ready jobs start in): the
+    /// manifest's, as ninja starts ready edges lowest first; but a pool's edges that are ready
+    /// from the start take their places in the order the plan's walk reaches them, as ninja
+    /// gives a pool's slots to the edges it schedules first (later ones wait in the pool, lowest
+    /// first).
+    func startOrder() -> [EdgeID] {
+        var order = plan.order.sorted().filter { scan.isScheduled($0) }
+        var walkIndex: [EdgeID: Int] = [:]
+        for (index, edgeID) in plan.order.enumerated() { walkIndex[edgeID] = index }
+        var places: [String: [Int]] = [:]
+        for (place, edgeID) in order.enumerated() {
+            let edge = graph.edges[Int(edgeID)]
+            let readyAtStart = !edge.inputs.contains { graph.nodes[Int($0)].inEdge.map { scan.isScheduled($0) } ?? false }
+            if readyAtStart, (graph.pools[edge.pool]?.depth ?? 0) > 0 { places[edge.pool, default: []].append(place) }
+        }
+        for (_, indices) in places where indices.count > 1 {
+            let walked = indices.map { order[$0] }.sorted { walkIndex[$0, default: 0] < walkIndex[$1, default: 0] }
+            for (place, edgeID) in zip(indices, walked) { order[place] = edgeID }
+        }
+        return order
     }
 
     func jobID(_ edge: EdgeID) -> JobID {

@@ -57,6 +57,9 @@ extension Server {
     private func resume(_ id: Int64) async throws -> String? {
         guard let history else { return "a queue's runs are not resumed from here: submit the workflow again" }
         guard let view = try await history.run(id) else { return "there is no run #\(id)" }
+        guard !WorkflowPage.isNinjaManifest(view.run.workflow) else {
+            return "run #\(id) is a ninja build: build again (`sequencer ninja`) to finish it"
+        }
         guard ResumePreview.resumable(view.state) else { return "run #\(id) \(view.state == "running" ? "is running" : "succeeded"): nothing to resume" }
         guard let sequencer = ProgramLookup.companion("sequencer") else { return "cannot find the sequencer binary beside sequencer-serve or on the PATH" }
         let arguments = [sequencer, "resume", String(id), "-f", view.run.workflow, "--journal", options.journalPath]

@@ -106,7 +106,9 @@ public struct Server: Sendable {
     private func runPage(_ request: Request, id: Int64) async throws -> Response {
         guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
         let previous = try await read { [history] in try await offThread { try history?.previousRun(of: view.run) } }
-        let page = RunPage(view: view, focus: Query(request.uri.query)["focus"], previous: previous, resumes: source.resumes)
+        // A ninja build is built again, not resumed: `sequencer ninja` finishes what it left.
+        let resumes = source.resumes && !WorkflowPage.isNinjaManifest(view.run.workflow)
+        let page = RunPage(view: view, focus: Query(request.uri.query)["focus"], previous: previous, resumes: resumes)
         return Self.html(page.html(token: options.token))
     }
 
