@@ -144,6 +144,17 @@ struct UpToDateScan {
         // reported): through edges that run or wait (ninja does not walk into an edge that is
         // up to date, so a missing order-only input of one is no error), unless the edge's last
         // run discovered it (a deleted header: the edge runs).
+        // Whether ninja walks into each edge: one that must run (a phony edge without inputs
+        // never does: it is always ready), or one behind which an input's edge must.
+        var walked = Array(repeating: false, count: graph.edges.count)
+        for edgeID in plan.order {
+            let edge = graph.edges[Int(edgeID)]
+            switch verdicts[Int(edgeID)] {
+            case .dirty?, .waiting?, .pendingDyndep?: walked[Int(edgeID)] = !(edge.isPhony && edge.inputs.isEmpty)
+            case .passThrough?: walked[Int(edgeID)] = edge.inputs.contains { graph.nodes[Int($0)].inEdge.map { walked[Int($0)] } ?? false }
+            default: break
+            }
+        }
         for (node, neededBy) in plan.sources where !graph.nodes[Int(node)].generatedByDepLoader {
             let path = graph.nodes[Int(node)].path
             guard !FileStamp.of(path).exists else { continue }
@@ -154,7 +165,7 @@ struct UpToDateScan {
                 let readerEdge = graph.edges[Int(reader)]
                 let dirtiesPhony = readerEdge.isPhony
                     && readerEdge.inputs.prefix(readerEdge.inputs.count - readerEdge.orderOnlyInputs).contains(node)
-                guard isScheduled(reader) || dirtiesPhony else { continue }
+                guard walked[Int(reader)] || dirtiesPhony else { continue }
                 if !graph.edges[Int(reader)].isPhony, discovered(reader).contains(path) { continue }
             }
             let by = neededBy >= 0 ? ", needed by '\(graph.nodes[Int(neededBy)].path)'," : ""
