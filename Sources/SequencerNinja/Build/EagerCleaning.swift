@@ -27,8 +27,7 @@ final class EagerCleaning: Sendable {
         var started = Set<EdgeID>()
     }
 
-    init(graph: NinjaGraph, plan: BuildPlan, scan: UpToDateScan) {
-        var dependents: [EdgeID: [EdgeID]] = [:]
+    convenience init(graph: NinjaGraph, plan: BuildPlan, scan: UpToDateScan) {
         var producers: [EdgeID: [EdgeID]] = [:]
         var phony = Set<EdgeID>()
         for edgeID in plan.order {
@@ -41,8 +40,18 @@ final class EagerCleaning: Sendable {
                     scan.isScheduled(producer), seen.insert(producer).inserted
                 else { continue }
                 producers[edgeID, default: []].append(producer)
-                dependents[producer, default: []].append(edgeID)
             }
+        }
+        self.init(producers: producers, phony: phony)
+    }
+
+    /// - Parameters:
+    ///   - producers: for each waiting edge, the edges behind its inputs other than order-only.
+    ///   - phony: the waiting edges without a command.
+    init(producers: [EdgeID: [EdgeID]], phony: Set<EdgeID>) {
+        var dependents: [EdgeID: [EdgeID]] = [:]
+        for (edge, behind) in producers.sorted(by: { $0.key < $1.key }) {
+            for producer in behind { dependents[producer, default: []].append(edge) }
         }
         self.dependents = dependents
         self.producers = producers
