@@ -84,6 +84,11 @@ struct NinjaHistoryTests {
         #expect(try await reasons("2") == ["the command changed", "the command changed"])
         // mid comes out as it was: out is up to date, and has no reason.
         #expect(try await reasons("3") == ["output mid changed since it was built", nil])
+        // `-d explain` says the same.
+        try cli.write("src", "t\n")
+        let explained = try await ninja(cli, ["-d", "explain"])
+        #expect(explained.stderr.contains("ninja explain: mid: input src changed\n"), "\(explained.stderr)")
+        #expect(explained.stderr.contains("ninja explain: out runs: input mid changed\n"), "\(explained.stderr)")
     }
 
     @Test func anEdgeThatCameOutTheSameIsRecordedUpToDate() async throws {

@@ -130,10 +130,19 @@ struct BuildRound {
         }
     }
 
-    /// `-d explain`: why each edge runs.
-    func explainDirty() {
+    /// `-d explain`: why each edge runs. A changed fingerprint is told part by part when the
+    /// journal kept the parts of the edge's last success (`stored`).
+    func explainDirty(hashes: BuildStateStore, records: any BuildRecords, stored: (String, String) -> [String: String]?) {
         for edgeID in plan.order {
-            guard !graph.edges[Int(edgeID)].isPhony, case .dirty(let reason) = scan.verdicts[Int(edgeID)] else { continue }
+            guard !graph.edges[Int(edgeID)].isPhony, case .dirty(var reason) = scan.verdicts[Int(edgeID)] else { continue }
+            let outputs = graph.edges[Int(edgeID)].outputs.map { graph.nodes[Int($0)].path }
+            if reason == UpToDateScan.changed(outputs[0]), let facts = facts[edgeID],
+                let before = hashes.fingerprint(of: outputs[0]), let parts = stored(outputs[0], before.short)
+            {
+                let now = EdgeFingerprint(graph: graph, hashes: hashes)
+                    .parts(edgeID, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts))
+                if let explained = EdgeFingerprint.explain(now, before: parts) { reason = "\(outputs[0]): \(explained)" }
+            }
             writeAll(STDERR_FILENO, Array("ninja explain: \(reason)\n".utf8))
         }
     }

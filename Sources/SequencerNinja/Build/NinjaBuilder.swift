@@ -183,23 +183,13 @@ struct NinjaBuilder: Sendable {
             cleaning.ended(edgeID) { decideUpToDate($0) }
             return
         }
-        if case .waiting(let reason) = scan.verdicts[Int(edgeID)], options.explain { explain("\(outputs[0]) runs: \(reason)") }
         if let history {
             let before = hashes.fingerprint(of: outputs[0])?.short ?? ""
-            var reason: String? =
-                switch scan.verdicts[Int(edgeID)] {
-                case .dirty(let reason)?, .waiting(let reason)?: reason
-                default: nil
-                }
-            // A changed fingerprint, or an input's edge that ran and changed what it wrote:
-            // the parts kept with the last success say which.
-            var changed = reason == UpToDateScan.changed(outputs[0])
-            if case .waiting? = scan.verdicts[Int(edgeID)] { changed = true }
-            if changed, let stored = history.history.storedParts(of: outputs[0], fingerprint: before) {
-                let now = fingerprint.parts(edgeID, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts))
-                reason = EdgeFingerprint.explain(now, before: stored) ?? reason
-            }
+            let reason = self.reason(edgeID, facts: facts, outputs: outputs, history: history.history, before: before)
             history.recorder.recordCheck(job: outputs[0], fingerprint: before, reason: reason ?? "it runs")
+            if case .waiting = scan.verdicts[Int(edgeID)], options.explain, let reason { explain("\(outputs[0]) runs: \(reason)") }
+        } else if case .waiting(let reason) = scan.verdicts[Int(edgeID)], options.explain {
+            explain("\(outputs[0]) runs: \(reason)")
         }
         let console = edge.pool == "console"
         // Expanded now: the scan leaves it out, as most edges of a build do not run.
@@ -323,6 +313,23 @@ struct NinjaBuilder: Sendable {
             guard getloadavg(&load, 1) == 1, load[0] >= limit else { return }
             try? await Task.sleep(for: .milliseconds(100))
         }
+    }
+
+    /// Why an edge runs: its verdict's reason, told part by part when its fingerprint changed
+    /// (or an input's edge ran and changed what it wrote) and the journal kept the parts of its
+    /// last success.
+    private func reason(_ edgeID: EdgeID, facts: EdgeFacts, outputs: [String], history: NinjaHistory, before: String) -> String? {
+        let reason: String? =
+            switch scan.verdicts[Int(edgeID)] {
+            case .dirty(let reason)?, .waiting(let reason)?: reason
+            default: nil
+            }
+        var changed = reason == UpToDateScan.changed(outputs[0])
+        if case .waiting? = scan.verdicts[Int(edgeID)] { changed = true }
+        guard changed, let stored = history.storedParts(of: outputs[0], fingerprint: before) else { return reason }
+        let now = EdgeFingerprint(graph: graph, hashes: hashes)
+            .parts(edgeID, facts: facts, discovered: records.discoveredInputs(outputs: outputs, facts: facts))
+        return EdgeFingerprint.explain(now, before: stored) ?? reason
     }
 
     /// The recorded output's file, holding what the build printed of it (include lines taken

@@ -70,7 +70,14 @@ final class NinjaHistory: Sendable {
     /// fingerprint `fingerprint` (a short digest) the build state has.
     func storedParts(of job: String, fingerprint: String) -> [String: String]? {
         state.withLock { state -> [String: String]? in
-            if state.stored == nil { state.stored = (try? state.journal?.fingerprints(workflow: workflow)) ?? [:] }
+            if state.stored == nil {
+                // Before the first session (`-d explain` asks first): the journal as it is,
+                // read only when it exists.
+                if state.journal == nil, !state.disabled, FileManager.default.fileExists(atPath: journalPath) {
+                    state.journal = try? SQLiteJournal(path: journalPath)
+                }
+                state.stored = (try? state.journal?.fingerprints(workflow: workflow)) ?? [:]
+            }
             guard let stored = state.stored?[job], stored.fingerprint == fingerprint else { return nil }
             return stored.parts
         }

@@ -151,7 +151,9 @@ final class NinjaSession: Sendable {
             } catch {
                 return .error(error.message)
             }
-            if options.explain { round.explainDirty() }
+            if options.explain {
+                round.explainDirty(hashes: hashes, records: records) { history?.storedParts(of: $0, fingerprint: $1) }
+            }
             guard round.hasWork else {
                 if round.pendingDyndeps.isEmpty, !ranAny {
                     witness(round)
