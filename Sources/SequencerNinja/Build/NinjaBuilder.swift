@@ -115,10 +115,9 @@ struct NinjaBuilder: Sendable {
     }
 
     /// The scheduled edges in the order they are added (the order ready jobs start in): the
-    /// manifest's, as ninja starts ready edges lowest first; but a pool's edges that are ready
-    /// from the start take their places in the order the plan's walk reaches them, as ninja
-    /// gives a pool's slots to the edges it schedules first (later ones wait in the pool, lowest
-    /// first).
+    /// manifest's, as ninja starts ready edges lowest first; but when more of a pool's edges
+    /// are ready from the start than it has slots, ninja gives the slots to the first its walk
+    /// reaches (they start lowest first), and the rest wait in the pool (lowest first).
     func startOrder() -> [EdgeID] {
         var order = plan.order.sorted().filter { scan.isScheduled($0) }
         var walkIndex: [EdgeID: Int] = [:]
@@ -129,9 +128,14 @@ struct NinjaBuilder: Sendable {
             let readyAtStart = !edge.inputs.contains { graph.nodes[Int($0)].inEdge.map { scan.isScheduled($0) } ?? false }
             if readyAtStart, (graph.pools[edge.pool]?.depth ?? 0) > 0 { places[edge.pool, default: []].append(place) }
         }
-        for (_, indices) in places where indices.count > 1 {
+        for (pool, indices) in places {
+            // The first `depth` the walk reaches get the slots, and start lowest first; the
+            // rest wait in the pool, lowest first.
+            let depth = graph.pools[pool]?.depth ?? 1
+            guard indices.count > depth else { continue }
             let walked = indices.map { order[$0] }.sorted { walkIndex[$0, default: 0] < walkIndex[$1, default: 0] }
-            for (place, edgeID) in zip(indices, walked) { order[place] = edgeID }
+            let admitted = walked.prefix(depth).sorted() + walked.dropFirst(depth).sorted()
+            for (place, edgeID) in zip(indices, admitted) { order[place] = edgeID }
         }
         return order
     }
