@@ -36,4 +36,13 @@ import Testing
         let text = EdgeFingerprint.explain(now, before: before)
         #expect(text == "the command changed; input a.h (from its depfile) changed; input a.c changed; and 2 more")
     }
+
+    @Test func manyDepfileInputsAreOnePart() {
+        var now = before
+        now["discovered"] = "200 aaaa"
+        var earlier = before
+        earlier["discovered"] = "200 bbbb"
+        #expect(EdgeFingerprint.explain(now, before: earlier) == "an input its depfile lists changed (of 200)")
+        #expect(EdgeFingerprint.explain(now, before: now) == nil)
+    }
 }

@@ -30,15 +30,26 @@ struct EdgeFingerprint {
         return builder.finish()
     }
 
-    /// The fingerprint's parts, by name (`command`, `input PATH`, `discovered PATH`, `output
-    /// PATH`), each a short digest: the journal keeps them with each success, so that the next
+    /// The fingerprint's parts, by name (`command`, `input PATH`, `discovered PATH` or one
+    /// `discovered` for more than ``namedDiscoveredInputs``, `output PATH`), each a short digest: the journal keeps them with each success, so that the next
     /// change can be told part by part (``explain(_:before:)``).
     func parts(_ edgeID: NinjaGraph.EdgeID, facts: EdgeFacts, discovered: [String]) -> [String: String] {
         let edge = graph.edges[Int(edgeID)]
         var parts: [String: String] = [:]
         if !facts.generator { parts["command"] = Digest.of(facts.commandForHash.utf8).short }
         for input in edge.dirtyingInputs { parts["input " + graph.nodes[Int(input)].path] = digest(of: input).short }
-        for path in discovered { parts["discovered " + path] = hashes.digest(path).short }
+        if discovered.count <= Self.namedDiscoveredInputs {
+            for path in discovered { parts["discovered " + path] = hashes.digest(path).short }
+        } else {
+            // A compile's depfile lists hundreds of headers: one part for them all keeps the
+            // journal small (a changed one is then not named).
+            var builder = DigestBuilder()
+            for path in discovered {
+                builder.add(path)
+                builder.add(hashes.digest(path))
+            }
+            parts["discovered"] = "\(discovered.count) " + builder.finish().short
+        }
         for output in edge.outputs {
             let path = graph.nodes[Int(output)].path
             parts["output " + path] = hashes.digest(path).short
@@ -46,11 +57,18 @@ struct EdgeFingerprint {
         return parts
     }
 
+    /// The most inputs an edge's depfile lists whose parts are kept one by one.
+    static let namedDiscoveredInputs = 16
+
     /// Why an edge runs, part by part: `input a.c changed`, `the command changed`; nil when
     /// the parts are the same.
     static func explain(_ now: [String: String], before: [String: String]) -> String? {
         var reasons: [String] = []
         if now["command"] != before["command"] { reasons.append("the command changed") }
+        if let discovered = now["discovered"], discovered != before["discovered"] {
+            let count = discovered.split(separator: " ").first ?? "its"
+            reasons.append("an input its depfile lists changed (of \(count))")
+        }
         for key in Set(now.keys).union(before.keys).sorted() where key != "command" && now[key] != before[key] {
             guard let space = key.firstIndex(of: " ") else { continue }
             let (kind, path) = (key[..<space], key[key.index(after: space)...])

@@ -20,7 +20,9 @@ struct NinjaBuilder: Sendable {
     let options: NinjaOptions
     let parallelism: Int
     let explain: @Sendable (String) -> Void
-    /// Where commands' output is collected while they run.
+    /// Where commands' output is collected while they run (files used again and again).
+    let scratchDirectory: String
+    /// Where a recorded build keeps what its commands printed.
     let outputDirectory: String
     let environment: [String: String]
     /// The status line's count of commands still to run, dyndep rounds to come included.
@@ -43,6 +45,9 @@ struct NinjaBuilder: Sendable {
         let outputs = Atomic(0)
         /// Commands running now (for `-l`).
         let running = Atomic(0)
+        let scratch: ScratchFiles
+
+        init(scratchDirectory: String) { scratch = ScratchFiles(directory: scratchDirectory) }
     }
 
     struct NotStarted: Error, CustomStringConvertible {
@@ -58,7 +63,7 @@ struct NinjaBuilder: Sendable {
         for (name, pool) in graph.pools where pool.depth > 0 {
             workflow.lane("pool:" + name, width: pool.depth, ordered: false)
         }
-        let progress = Progress()
+        let progress = Progress(scratchDirectory: scratchDirectory)
         let cleaning = EagerCleaning(graph: graph, plan: plan, scan: scan)
         var total = 0
         var journalJobs: [JournalGraph.Job] = []
@@ -281,8 +286,11 @@ struct NinjaBuilder: Sendable {
         await waitForLoad(progress)
         progress.running.add(1, ordering: .relaxed)
         defer { progress.running.subtract(1, ordering: .relaxed) }
-        let number = progress.outputs.add(1, ordering: .relaxed).newValue
-        let outputPath = outputDirectory + "/\(number)"
+        // Into a scratch file of the build's, taken back for the next command: ninja reads a
+        // pipe; creating and deleting a file per command costs the file system more than the
+        // command on a large build.
+        let outputPath = progress.scratch.take()
+        defer { progress.scratch.give(outputPath) }
         let directory = FileManager.default.currentDirectoryPath
         var command = ProcessCommand.shell(facts.command, environment: environment, directory: directory)
         command.usesTerminal = console
@@ -296,16 +304,31 @@ struct NinjaBuilder: Sendable {
             do {
                 exit = try await runner.run(command, outputPath: outputPath)
             } catch {
-                unlink(outputPath)
                 return (nil, Array("\(error)\n".utf8), nil)
             }
         }
         let output = FileManager.default.contents(atPath: outputPath).map { [UInt8]($0) } ?? []
-        guard recorder != nil else {
-            unlink(outputPath)
-            return (exit, output, nil)
+        // Kept with the run when it is recorded and printed something (see `keep`).
+        let number = progress.outputs.add(1, ordering: .relaxed).newValue
+        return (exit, output, recorder == nil ? nil : outputDirectory + "/\(number)")
+    }
+
+    /// Files for commands' output, each used by one command at a time and then by the next.
+    final class ScratchFiles: Sendable {
+        private let directory: String
+        private let files = Locked<(free: [String], made: Int)>(([], 0))
+
+        init(directory: String) { self.directory = directory }
+
+        func take() -> String {
+            files.withLock { files in
+                if let path = files.free.popLast() { return path }
+                files.made += 1
+                return directory + "/\(files.made)"
+            }
         }
-        return (exit, output, outputPath)
+
+        func give(_ path: String) { files.withLock { $0.free.append(path) } }
     }
 
     /// `-l N`: while other commands run and the load average is N or more, a new one waits
@@ -336,14 +359,10 @@ struct NinjaBuilder: Sendable {
         return EdgeFingerprint.explain(now, before: stored) ?? reason
     }
 
-    /// The recorded output's file, holding what the build printed of it (include lines taken
-    /// out); nil, and no file, when it printed nothing.
+    /// The recorded output's file, written with what the build printed of it (include lines
+    /// taken out); nil, and no file, when it printed nothing.
     private func keep(_ output: [UInt8], at path: String?) -> String? {
-        guard let path else { return nil }
-        guard !output.isEmpty else {
-            unlink(path)
-            return nil
-        }
+        guard let path, !output.isEmpty else { return nil }
         return FileManager.default.createFile(atPath: path, contents: Data(output)) ? path : nil
     }
 }

@@ -249,18 +249,21 @@ final class NinjaSession: Sendable {
         _ round: BuildRound, status: BuildStatus, parallelism: Int, hashes: BuildStateStore, records: any BuildRecords,
         history: NinjaHistory.Session?
     ) async -> BuildOutcome {
-        // Recorded output stays with the run (an empty directory goes); else it is temporary.
-        let outputDirectory = history?.outputDirectory ?? NSTemporaryDirectory() + "sequencer-ninja-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        // Commands print into scratch files; a recorded build keeps what they printed with the
+        // run (an empty directory goes).
+        let scratchDirectory = NSTemporaryDirectory() + "sequencer-ninja-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
+        let outputDirectory = history?.outputDirectory ?? scratchDirectory
         defer {
-            if history == nil { try? FileManager.default.removeItem(atPath: outputDirectory) } else { rmdir(outputDirectory) }
+            try? FileManager.default.removeItem(atPath: scratchDirectory)
+            if history != nil { rmdir(outputDirectory) }
         }
         let runner = ProcessRunner()
         let builder = NinjaBuilder(
             graph: round.graph, plan: round.plan, scan: round.scan, facts: round.facts, hashes: hashes, records: records,
             status: status, options: options, parallelism: parallelism,
             explain: { writeAll(STDERR_FILENO, Array("ninja explain: \($0)\n".utf8)) },
-            outputDirectory: outputDirectory, environment: environment,
+            scratchDirectory: scratchDirectory, outputDirectory: outputDirectory, environment: environment,
             commandsToRun: round.commandsToRun, history: history)
         let interrupted = Interrupted()
         let interrupts = Interrupts(first: { interrupted.cancel() }, again: { runner.signalAll(SIGKILL) })
