@@ -513,8 +513,9 @@ def norm_text(data, norms, unordered, drop_status=False):
     if TOTALS_MAY_DIFFER:
         text = re.sub(r"^\[(\d+)/\d+\] ", r"[\1/#] ", text, flags=re.M)
     if unordered:
+        # (The totals may already be masked: "[3/#]" is a status line too.)
         lines = [re.sub(r"^\[\d+/(\d+|#)\] ", "[#/#] ", l) for l in text.splitlines()
-                 if not (drop_status and STATUS_RE.match(l))]
+                 if not (drop_status and re.match(r"^\[\d+/(\d+|#)\] ", l))]
         return "\n".join(sorted(lines)) + ("\n" if lines else "")
     return text
 
