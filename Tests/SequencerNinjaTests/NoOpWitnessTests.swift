@@ -1,15 +1,16 @@
 import Foundation
+import SequencerTestSupport
 import Testing
 
 @testable import SequencerNinja
 
 /// The no-op witness as a file: written, checked, and refused when cut, foreign or racy.
 @Suite struct NoOpWitnessTests {
-    let directory: String
+    let files: TemporaryDirectory
+    var directory: String { files.path }
 
     init() throws {
-        directory = NSTemporaryDirectory() + "noop-witness-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        files = try TemporaryDirectory(prefix: "noop-witness")
     }
 
     func file(_ name: String, _ text: String, age: TimeInterval = 10) throws -> String {

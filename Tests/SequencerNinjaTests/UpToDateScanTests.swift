@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestSupport
 import Testing
 
 @testable import SequencerNinja
@@ -6,11 +7,11 @@ import Testing
 /// ``UpToDateScan``'s verdicts, edge by edge, on real files (absolute paths in a temporary
 /// directory) and fingerprints recorded as a build would have.
 @Suite struct UpToDateScanTests {
-    let directory: String
+    let files: TemporaryDirectory
+    var directory: String { files.path }
 
     init() throws {
-        directory = NSTemporaryDirectory() + "scan-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        files = try TemporaryDirectory(prefix: "scan")
     }
 
     func write(_ name: String, _ text: String) throws {
