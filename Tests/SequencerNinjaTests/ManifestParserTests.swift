@@ -26,13 +26,13 @@ enum ManifestTesting {
         let edgeCount = graph.edges.count
         var named = Set<Int>()
         for (index, node) in graph.nodes.enumerated() {
-            if graph.nodeIndex[node.path] != NinjaGraph.NodeID(index) { problems.append("node \(index) '\(node.path)' not indexed") }
+            if graph.node(at: node.path) != NinjaGraph.NodeID(index) { problems.append("node \(index) '\(node.path)' not indexed") }
             for edge in (node.inEdge.map { [$0] } ?? []) + node.outEdges + node.validationOutEdges {
                 if edge < 0 || Int(edge) >= edgeCount { problems.append("node '\(node.path)' names missing edge \(edge)") }
                 named.insert(Int(edge))
             }
         }
-        if graph.nodeIndex.count != graph.nodes.count { problems.append("index has \(graph.nodeIndex.count) paths for \(graph.nodes.count) nodes") }
+        if graph.pathIndex.count != graph.nodes.count { problems.append("index has \(graph.pathIndex.count) paths for \(graph.nodes.count) nodes") }
         for (index, edge) in graph.edges.enumerated() {
             let id = NinjaGraph.EdgeID(index)
             if edge.outputs.isEmpty { problems.append("edge \(index) has no output") }

@@ -21,23 +21,51 @@ public struct NinjaGraph: Sendable {
     /// The targets of `default` statements, in their order; empty when the manifest has none.
     public var defaults: [NodeID] = []
     /// Canonical path → node.
-    public var nodeIndex: [String: NodeID] = [:]
+    private(set) var pathIndex = PathIndex()
 
     public init() {}
 
     /// The node of a canonical path, if the manifest names it.
-    public func node(at path: String) -> NodeID? { nodeIndex[path] }
+    public func node(at path: String) -> NodeID? {
+        var utf8 = path
+        return utf8.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            return pathIndex.find(bytes, hash: PathIndex.hash(bytes), in: nodes)
+        }
+    }
 
     /// The node of a canonical path, added when it is new.
     public mutating func addNode(_ path: String) -> NodeID {
-        // One hash lookup: the index takes the next number if the path is new.
-        let next = NodeID(nodes.count)
-        let id = Self.value(&nodeIndex[path, default: next])
-        if id == next { nodes.append(Node(path: path)) }
-        return id
+        var utf8 = path
+        return utf8.withUTF8 { addNode(bytes: UnsafeRawBufferPointer($0), path: path) }
     }
 
-    private static func value(_ id: inout NodeID) -> NodeID { id }
+    /// The node of a canonical path given as bytes, added when it is new (its `String` is made
+    /// only then).
+    public mutating func addNode(bytes: UnsafeRawBufferPointer) -> NodeID {
+        addNode(bytes: bytes, path: nil)
+    }
+
+    private mutating func addNode(bytes: UnsafeRawBufferPointer, path: String?) -> NodeID {
+        let hash = PathIndex.hash(bytes)
+        if let id = pathIndex.find(bytes, hash: hash, in: nodes) { return id }
+        guard let path else {
+            // Bytes that are not UTF-8 make a path with U+FFFD in their place: the node is
+            // that path's, found by its bytes (as `node(at:)` finds it).
+            let path = String(decoding: bytes, as: UTF8.self)
+            var utf8 = path
+            let repaired = utf8.withUTF8 { !PathIndex.equal(path: $0, bytes) }
+            return repaired ? addNode(path) : appendNode(path, hash: hash)
+        }
+        return appendNode(path, hash: hash)
+    }
+
+    private mutating func appendNode(_ path: String, hash: UInt64) -> NodeID {
+        let id = NodeID(nodes.count)
+        nodes.append(Node(path: path))
+        pathIndex.insert(id, hash: hash)
+        return id
+    }
 
     /// The nodes no edge reads: what `ninja` builds when there is no `default` statement.
     public var roots: [NodeID] {

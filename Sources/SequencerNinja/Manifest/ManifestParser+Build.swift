@@ -61,11 +61,11 @@ extension ManifestParser {
 
         edge.outputs.reserveCapacity(outputEnd)
         for index in 0..<outputEnd {
-            guard let path = try canonicalExpansion(of: paths, index: index, edgeBindings: bindings) else {
+            guard let node = try canonicalNode(of: paths, index: index, edgeBindings: bindings) else {
                 throw lexer.error("empty path")
             }
-            let node = graph.addNode(path)
             if graph.nodes[Int(node)].inEdge != nil {
+                let path = graph.nodes[Int(node)].path
                 switch options.duplicateOutputs {
                 case .error:
                     throw lexer.error("multiple rules generate \(path)")
@@ -85,10 +85,9 @@ extension ManifestParser {
 
         edge.inputs.reserveCapacity(inputEnd - outputEnd)
         for index in outputEnd..<inputEnd {
-            guard let path = try canonicalExpansion(of: paths, index: index, edgeBindings: bindings) else {
+            guard let node = try canonicalNode(of: paths, index: index, edgeBindings: bindings) else {
                 throw lexer.error("empty path")
             }
-            let node = graph.addNode(path)
             edge.inputs.append(node)
             graph.nodes[Int(node)].outEdges.append(edgeID)
         }
@@ -96,10 +95,9 @@ extension ManifestParser {
         edge.orderOnlyInputs = orderOnlyInputs
 
         for index in inputEnd..<validationEnd {
-            guard let path = try canonicalExpansion(of: paths, index: index, edgeBindings: bindings) else {
+            guard let node = try canonicalNode(of: paths, index: index, edgeBindings: bindings) else {
                 throw lexer.error("empty path")
             }
-            let node = graph.addNode(path)
             edge.validations.append(node)
             graph.nodes[Int(node)].validationOutEdges.append(edgeID)
         }

@@ -270,14 +270,33 @@ public struct ManifestParser {
     mutating func canonicalExpansion(
         of strings: LexedStrings, index: Int, edgeBindings: [String: String]?
     ) throws(ManifestError) -> String? {
+        guard try expandCanonically(strings, index: index, edgeBindings: edgeBindings) else { return nil }
+        return String(decoding: expansion, as: UTF8.self)
+    }
+
+    /// The node of string `index` of `strings`, expanded and canonicalised as in
+    /// ``canonicalExpansion(of:index:edgeBindings:)``, added when new; nil when it expands to
+    /// nothing. A path the graph has makes no `String`.
+    mutating func canonicalNode(
+        of strings: LexedStrings, index: Int, edgeBindings: [String: String]?
+    ) throws(ManifestError) -> NinjaGraph.NodeID? {
+        guard try expandCanonically(strings, index: index, edgeBindings: edgeBindings) else { return nil }
+        return expansion.withUnsafeBytes { graph.addNode(bytes: $0) }
+    }
+
+    /// Expands string `index` of `strings` into `expansion`, canonicalised; false when it
+    /// expands to nothing.
+    private mutating func expandCanonically(
+        _ strings: LexedStrings, index: Int, edgeBindings: [String: String]?
+    ) throws(ManifestError) -> Bool {
         expansion.removeAll(keepingCapacity: true)
         let scopes = graph.scopes
         let scope = self.scope
         strings.expand(index, into: &expansion) { name in
             edgeBindings?[name] ?? NinjaGraph.scopeValue(name, from: scope, in: scopes)
         }
-        if expansion.isEmpty { return nil }
+        if expansion.isEmpty { return false }
         try CanonicalPath.canonicalize(&expansion)
-        return String(decoding: expansion, as: UTF8.self)
+        return true
     }
 }
