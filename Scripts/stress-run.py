@@ -8,8 +8,9 @@ LAYERS layers of WIDTH jobs, each job needing two jobs of the layer before.
     python3 Scripts/stress-run.py .build/release/sequencer --runs 500 --jobs 8
     python3 Scripts/stress-run.py .build/release/sequencer --ninja --runs 100 --jobs 32
 
-With --ninja the same graph is a build.ninja of `touch` edges built by `sequencer ninja`, and
-each build is followed by a second that must have no work to do.
+With --ninja the same graph is a build.ninja of `touch` edges built by `sequencer ninja`, each
+with a depfile naming a header of its own (deps = gcc). After each build, the deps log must be
+one ninja reads whole, and a second build must have no work to do.
 
 Exit status: 0 if every run ended with status 0 in time, 1 otherwise.
 """
@@ -36,7 +37,10 @@ def workflow(layers, width):
 
 
 def manifest(layers, width):
-    lines = ["rule t", "  command = touch $out", ""]
+    # Each edge also names a header of its own in a depfile (deps = gcc): the deps log then
+    # gets three new path records per edge, numbered and written while edges end at once.
+    lines = ["rule t", "  command = touch $out && printf '%s: h/%s.h\\n' $out $out > $out.d",
+             "  deps = gcc", "  depfile = $out.d", ""]
     for layer in range(layers):
         for job in range(width):
             inputs = ""
@@ -44,6 +48,42 @@ def manifest(layers, width):
                 inputs = f" l{layer - 1:02d}-j{job:02d} l{layer - 1:02d}-j{(job + 1) % width:02d}"
             lines.append(f"build l{layer:02d}-j{job:02d}: t{inputs}")
     return "\n".join(lines) + "\n"
+
+
+def headers(directory, layers, width):
+    os.mkdir(os.path.join(directory, "h"))
+    for layer in range(layers):
+        for job in range(width):
+            open(os.path.join(directory, "h", f"l{layer:02d}-j{job:02d}.h"), "w").close()
+
+
+def deps_log_problem(path, outputs):
+    """Why ninja would not read the deps log whole (a path record whose id is not its place
+    among the path records, a record past the end, missing outputs); None if it would."""
+    with open(path, "rb") as file:
+        data = file.read()
+    if not data.startswith(b"# ninjadeps\n"):
+        return "no deps log header"
+    offset, paths, with_deps = 16, 0, set()
+    while offset < len(data):
+        if offset + 4 > len(data):
+            return f"a record header cut at byte {offset}"
+        word = int.from_bytes(data[offset:offset + 4], "little")
+        size = word & 0x7FFFFFFF
+        record = data[offset + 4:offset + 4 + size]
+        if len(record) != size:
+            return f"a record cut at byte {offset}"
+        if word >> 31:
+            with_deps.add(int.from_bytes(record[:4], "little", signed=True))
+        else:
+            number = ~int.from_bytes(record[-4:], "little") & 0xFFFFFFFF
+            if number != paths:
+                return f"path record {paths} at byte {offset} has id {number} (ninja: premature end of file)"
+            paths += 1
+        offset += 4 + size
+    if len(with_deps) != outputs:
+        return f"deps for {len(with_deps)} outputs, not {outputs}"
+    return None
 
 
 def report_hang(process, log_path, seconds):
@@ -80,6 +120,8 @@ def main():
         try:
             with open(os.path.join(directory, name), "w") as file:
                 file.write(text)
+            if args.ninja:
+                headers(directory, args.layers, args.width)
             for index, command in enumerate(commands):
                 log_path = os.path.join(directory, f"run{index}.log")
                 start = time.monotonic()
@@ -102,6 +144,12 @@ def main():
                 if status != 0 or (index == 1 and lines != ["ninja: no work to do.\n"]):
                     failures += 1
                     print(f"run {run}: {' '.join(command)}: exit status {status}; last output:\n{''.join(lines[-10:])}")
+                    break
+                problem = args.ninja and index == 0 and deps_log_problem(
+                    os.path.join(directory, ".ninja_deps"), args.layers * args.width)
+                if problem:
+                    failures += 1
+                    print(f"run {run}: the deps log: {problem}")
                     break
         finally:
             shutil.rmtree(directory, ignore_errors=True)

@@ -22,7 +22,7 @@ final class NinjaFileRecords: BuildRecords {
     /// recompacted (gone from disk and from the manifest).
     private let isDead: @Sendable (String) -> Bool
 
-    private init(deps: NinjaDepsLog, depsPath: String, buildPath: String, console: NinjaConsole, isDead: @escaping @Sendable (String) -> Bool) {
+    init(deps: NinjaDepsLog, depsPath: String, buildPath: String, console: NinjaConsole, isDead: @escaping @Sendable (String) -> Bool) {
         logs = Locked(Logs(deps: deps, build: nil))
         depsFile = NinjaLogAppender.depsLog(at: depsPath)
         buildFile = NinjaLogAppender.buildLog(at: buildPath, version: NinjaBuildLog.ninja111Version)
@@ -88,12 +88,18 @@ final class NinjaFileRecords: BuildRecords {
     func recordDiscovered(outputs: [String], inputs: [String]) {
         for output in outputs {
             let mtime = FileStamp.of(output).modified
-            do {
-                let bytes = try logs.withLock { logs throws(NinjaLogFileError) in try logs.deps.record(output: output, mtime: mtime, inputs: inputs) }
-                if !bytes.isEmpty { try depsFile.append(bytes) }
-            } catch {
-                console.error("Error writing to deps log: \(error)")
+            // Written with the lock held: a path record's id is its place among the file's path
+            // records, so records must reach the file in the order they were numbered.
+            let failure = logs.withLock { logs -> NinjaLogFileError? in
+                do throws(NinjaLogFileError) {
+                    let bytes = try logs.deps.record(output: output, mtime: mtime, inputs: inputs)
+                    if !bytes.isEmpty { try depsFile.append(bytes) }
+                    return nil
+                } catch {
+                    return error
+                }
             }
+            if let failure { console.error("Error writing to deps log: \(failure)") }
         }
     }
 
