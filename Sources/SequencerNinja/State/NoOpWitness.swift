@@ -36,7 +36,7 @@ struct NoOpWitness {
 
     /// The key of a command line: the arguments, or nil when one holds a newline (no witness).
     static func key(_ arguments: [String]) -> String? {
-        arguments.contains { $0.contains("\n") } ? nil : arguments.joined(separator: "\u{1F}")
+        arguments.contains { $0.utf8.contains(UInt8(ascii: "\n")) } ? nil : arguments.joined(separator: "\u{1F}")
     }
 
     /// Whether the witness at `path` was written for `key` and every file is as it was.
@@ -71,7 +71,7 @@ struct NoOpWitness {
         unlink(path)
         var text = header + "\n" + key + "\n"
         for file in appended.union(paths) {
-            guard !file.contains("\n") else { return false }
+            guard !file.utf8.contains(UInt8(ascii: "\n")) else { return false }
             let found = FileStamp.of(file)
             switch found {
             case .missing: text += "m \(file)\n"
