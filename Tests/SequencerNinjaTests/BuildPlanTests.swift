@@ -21,6 +21,32 @@ import Testing
         }
     }
 
+    /// An input that only a depfile named (a generated header) is walked like any input: its
+    /// edge is wanted, even when nothing else wants it, and comes first.
+    @Test func discoveredInputsAreWalkedLikeInputs() throws {
+        let graph = try graph("build prog: cat a.o b.o\nbuild a.o: cat a.c\nbuild b.o: cat b.c\nbuild gen.h: cat gen.src\n")
+        let genH = try #require(graph.node(at: "gen.h"))
+        let aO = try #require(graph.node(at: "a.o"))
+        let plan = try BuildPlan(graph: graph, targets: [try #require(graph.node(at: "prog"))]) { edge in
+            graph.edges[Int(edge)].outputs == [aO] ? [genH] : []
+        }
+        let order = paths(plan, graph)
+        #expect(Set(order) == ["prog", "a.o", "b.o", "gen.h"])
+        #expect(try #require(order.firstIndex(of: "gen.h")) < #require(order.firstIndex(of: "a.o")))
+        // Without what was discovered, gen.h is not wanted.
+        #expect(!paths(try BuildPlan(graph: graph, targets: [try #require(graph.node(at: "prog"))]), graph).contains("gen.h"))
+    }
+
+    @Test func aCycleThroughADiscoveredInputIsNamedWhole() throws {
+        let graph = try graph("build a: cat src\nbuild b: cat a\n")
+        let a = try #require(graph.node(at: "a"))
+        let b = try #require(graph.node(at: "b"))
+        // From the target, as ninja walks: b, then a, whose discovered input is b.
+        #expect(throws: BuildPlan.Failure(message: "dependency cycle: b -> a -> b")) {
+            try BuildPlan(graph: graph, targets: [b]) { edge in graph.edges[Int(edge)].outputs == [a] ? [b] : [] }
+        }
+    }
+
     @Test func validationsAreBuiltAsTargetsOfTheirOwn() throws {
         let graph = try graph("build out: cat src |@ check\nbuild check: cat src\n")
         let plan = try BuildPlan(graph: graph, targets: [try #require(graph.node(at: "out"))])

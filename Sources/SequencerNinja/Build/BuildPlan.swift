@@ -25,14 +25,18 @@ public struct BuildPlan: Sendable {
     }
 
     /// Plans the build of `targets`.
+    /// - Parameter discovered: for an edge, the inputs its last run discovered that an edge
+    ///   writes (ninja adds them to the graph as it walks): they are walked like its inputs.
     /// - Throws: ``Failure`` naming a dependency cycle whole (`dependency cycle: a -> b -> a`).
-    public init(graph: NinjaGraph, targets: [NodeID]) throws(Failure) {
+    public init(graph: NinjaGraph, targets: [NodeID], discovered: (EdgeID) -> [NodeID] = { _ in [] }) throws(Failure) {
         wanted = Array(repeating: false, count: graph.edges.count)
         reachedThrough = Array(repeating: -1, count: graph.edges.count)
         // 0: not seen, 1: on the stack, 2: done.
         var mark = [UInt8](repeating: 0, count: graph.edges.count)
         var pendingTargets = Array(targets.reversed())
         var stack: [(node: NodeID, next: Int)] = []
+        // The discovered inputs of the edges on the stack that have any, by stack depth.
+        var found: [Int: [NodeID]] = [:]
         var sourceSeen = Set<NodeID>()
         while let target = pendingTargets.popLast() {
             if graph.nodes[Int(target)].inEdge == nil {
@@ -57,6 +61,8 @@ public struct BuildPlan: Sendable {
                     default:
                         mark[Int(edgeID)] = 1
                         reachedThrough[Int(edgeID)] = top.node
+                        let extra = discovered(edgeID)
+                        if !extra.isEmpty { found[stack.count - 1] = extra }
                     }
                 }
                 if top.next < edge.inputs.count {
@@ -70,6 +76,12 @@ public struct BuildPlan: Sendable {
                     stack.append((input, 0))
                     continue
                 }
+                if let extra = found[stack.count - 1], top.next - edge.inputs.count < extra.count {
+                    stack[stack.count - 1].next += 1
+                    stack.append((extra[top.next - edge.inputs.count], 0))
+                    continue
+                }
+                found[stack.count - 1] = nil
                 mark[Int(edgeID)] = 2
                 wanted[Int(edgeID)] = true
                 order.append(edgeID)

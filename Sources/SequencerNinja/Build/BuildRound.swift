@@ -86,21 +86,32 @@ struct BuildRound {
     private static func scan(
         _ graph: NinjaGraph, targets: [NodeID], hashes: BuildStateStore, records: any BuildRecords
     ) throws(Failure) -> (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts]) {
-        let plan: BuildPlan
-        do {
-            plan = try BuildPlan(graph: graph, targets: targets)
-        } catch {
-            throw Failure(message: error.message)
-        }
+        let outputs = { (edge: EdgeID) in graph.edges[Int(edge)].outputs.map { graph.nodes[Int($0)].path } }
+        // Each wanted edge's variables, expanded as the plan reaches it: they name its depfile,
+        // whose inputs the plan walks like the edge's own (a generated header is built first).
         var facts: [EdgeID: EdgeFacts] = [:]
-        do {
-            for edgeID in plan.order where !graph.edges[Int(edgeID)].isPhony {
-                facts[edgeID] = try EdgeEvaluation.facts(of: edgeID, in: graph, description: false)
+        var failure: ManifestError?
+        let plan: BuildPlan
+        do throws(BuildPlan.Failure) {
+            plan = try BuildPlan(graph: graph, targets: targets) { edgeID in
+                guard !graph.edges[Int(edgeID)].isPhony, failure == nil else { return [] }
+                let edgeFacts: EdgeFacts
+                do throws(ManifestError) {
+                    edgeFacts = try EdgeEvaluation.facts(of: edgeID, in: graph, description: false)
+                } catch {
+                    failure = error
+                    return []
+                }
+                facts[edgeID] = edgeFacts
+                guard !edgeFacts.deps.isEmpty || !edgeFacts.depfile.isEmpty else { return [] }
+                return records.discoveredInputs(outputs: outputs(edgeID), facts: edgeFacts).compactMap { path in
+                    graph.node(at: path).flatMap { graph.nodes[Int($0)].inEdge == nil ? nil : $0 }
+                }
             }
         } catch {
             throw Failure(message: error.message)
         }
-        let outputs = { (edge: EdgeID) in graph.edges[Int(edge)].outputs.map { graph.nodes[Int($0)].path } }
+        if let failure { throw Failure(message: failure.message) }
         do {
             let scan = try UpToDateScan(
                 graph: graph, plan: plan, fingerprint: EdgeFingerprint(graph: graph, hashes: hashes),

@@ -75,6 +75,11 @@ struct NinjaBuilder: Sendable {
                 guard let producer = graph.nodes[Int(input)].inEdge, scan.isScheduled(producer), seen.insert(producer).inserted else { continue }
                 needs.append(jobID(producer))
             }
+            // The inputs its last run discovered are inputs too (ninja adds them to the graph):
+            // a generated header that is rebuilt is waited for, and then read.
+            for producer in discoveredProducers(of: edgeID) where seen.insert(producer).inserted {
+                needs.append(jobID(producer))
+            }
             if !edge.isPhony, scan.counts(edgeID) { total += 1 }
             let pool = graph.pools[edge.pool]
             let lane = (pool?.depth ?? 0) > 0 ? "pool:" + edge.pool : nil
@@ -117,6 +122,17 @@ struct NinjaBuilder: Sendable {
             return .failed(options.failuresAllowed > 1 ? "subcommands failed" : "subcommand failed")
         }
         return .failed("cannot make progress due to previous errors")
+    }
+
+    /// The scheduled edges that write an input that `edge`'s last run discovered.
+    private func discoveredProducers(of edgeID: EdgeID) -> [EdgeID] {
+        guard !graph.edges[Int(edgeID)].isPhony, let facts = facts[edgeID], !facts.deps.isEmpty || !facts.depfile.isEmpty else { return [] }
+        let outputs = graph.edges[Int(edgeID)].outputs.map { graph.nodes[Int($0)].path }
+        return records.discoveredInputs(outputs: outputs, facts: facts).compactMap { path in
+            guard let node = graph.node(at: path), let producer = graph.nodes[Int(node)].inEdge, producer != edgeID, scan.isScheduled(producer)
+            else { return nil }
+            return producer
+        }
     }
 
     /// The scheduled edges in the order they are added (the order ready jobs start in): the
