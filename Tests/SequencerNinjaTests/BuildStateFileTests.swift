@@ -27,6 +27,31 @@ import Testing
         #expect(loaded.state.edges == ["a.o": Digest(9, 9, 9, 9)])
     }
 
+    /// The file is read a megabyte at a time: records that straddle the pieces read whole,
+    /// including one longer than a piece.
+    @Test func aFileOfSeveralPiecesIsReadWhole() throws {
+        let directory = try TemporaryDirectory(prefix: "ninja-state")
+        let file = BuildStateFile(path: directory.file("state"))
+        var writer = try #require(BuildStateWriter(path: file.path, state: BuildState(), appendingTo: nil))
+        var expected: [String: Digest] = [:]
+        for index in 0..<40_000 {
+            let path = "obj/dir\(index % 97)/a-rather-long-name-for-object-\(index).o"
+            expected[path] = Digest(UInt64(index), 1, 2, 3)
+            writer.appendEdge(path, Digest(UInt64(index), 1, 2, 3))
+            if index == 20_000 {
+                let long = String(repeating: "x", count: 3 << 20)
+                expected[long] = Digest(7, 7, 7, 7)
+                writer.appendEdge(long, Digest(7, 7, 7, 7))
+            }
+        }
+        writer.close()
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0 > 6 << 20)
+        let loaded = file.load()
+        #expect(loaded.problem == nil)
+        #expect(loaded.state.edges.count == expected.count)
+        #expect(loaded.state.edges == expected)
+    }
+
     @Test func aDamagedOrCutRecordEndsTheReadingThere() throws {
         let directory = try TemporaryDirectory(prefix: "ninja-state")
         defer { directory.remove() }

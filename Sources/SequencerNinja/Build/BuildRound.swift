@@ -87,47 +87,65 @@ struct BuildRound {
         _ graph: NinjaGraph, targets: [NodeID], hashes: BuildStateStore, records: any BuildRecords
     ) throws(Failure) -> (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts]) {
         let outputs = { (edge: EdgeID) in graph.edges[Int(edge)].outputs.map { graph.nodes[Int($0)].path } }
-        // Each wanted edge's variables, expanded as the plan reaches it: they name its depfile,
-        // whose inputs the plan walks like the edge's own (a generated header is built first).
-        var facts: [EdgeID: EdgeFacts] = [:]
         var failure: ManifestError?
+        // The inputs each wanted edge's last run discovered, looked up as the plan reaches it:
+        // the plan walks them like the edge's own inputs (a generated header is built first).
+        var discovered: [EdgeID: [String]] = [:]
         let plan: BuildPlan
         do throws(BuildPlan.Failure) {
             plan = try BuildPlan(graph: graph, targets: targets) { edgeID in
                 guard !graph.edges[Int(edgeID)].isPhony, failure == nil else { return [] }
-                let edgeFacts: EdgeFacts
+                let depfile: EdgeFacts
                 do throws(ManifestError) {
-                    edgeFacts = try EdgeEvaluation.facts(of: edgeID, in: graph, description: false)
+                    depfile = EdgeFacts(command: "", depfile: try graph.depfile(of: edgeID), deps: try graph.deps(of: edgeID))
                 } catch {
                     failure = error
                     return []
                 }
-                facts[edgeID] = edgeFacts
-                guard !edgeFacts.deps.isEmpty || !edgeFacts.depfile.isEmpty else { return [] }
-                return records.discoveredInputs(outputs: outputs(edgeID), facts: edgeFacts).compactMap { path in
-                    graph.node(at: path).flatMap { graph.nodes[Int($0)].inEdge == nil ? nil : $0 }
-                }
+                guard !depfile.deps.isEmpty || !depfile.depfile.isEmpty else { return [] }
+                let found = records.discoveredInputs(outputs: outputs(edgeID), facts: depfile)
+                discovered[edgeID] = found
+                return found.compactMap { path in graph.node(at: path).flatMap { graph.nodes[Int($0)].inEdge == nil ? nil : $0 } }
             }
         } catch {
             throw Failure(message: error.message)
         }
         if let failure { throw Failure(message: failure.message) }
+        // Each edge's variables are expanded to decide it, and kept only when it runs: a
+        // Chromium-sized no-op would otherwise hold every command line at once.
+        func evaluate(_ edge: EdgeID) -> EdgeFacts {
+            guard failure == nil else { return EdgeFacts(command: "") }
+            do throws(ManifestError) {
+                return try EdgeEvaluation.facts(of: edge, in: graph, description: false)
+            } catch {
+                failure = error
+                return EdgeFacts(command: "")
+            }
+        }
+        var kept: [EdgeID: EdgeFacts] = [:]
+        let scan: UpToDateScan
         do {
-            let scan = try UpToDateScan(
+            scan = try UpToDateScan(
                 graph: graph, plan: plan, fingerprint: EdgeFingerprint(graph: graph, hashes: hashes),
-                facts: { facts[$0] ?? EdgeFacts(command: "") },
-                discovered: { edge in facts[edge].map { records.discoveredInputs(outputs: outputs(edge), facts: $0) } ?? [] },
+                facts: evaluate,
+                discovered: { discovered[$0] ?? [] },
                 recorded: { edge in outputs(edge).first.flatMap { hashes.fingerprint(of: $0) } },
                 adopt: { edge, facts, inputs, fingerprint in
                     let outputs = outputs(edge)
                     guard records.ninjaConsidersUpToDate(outputs: outputs, facts: facts, inputs: inputs) else { return false }
                     hashes.record(outputs[0], fingerprint: fingerprint)
                     return true
-                })
-            return (plan, scan, facts)
+                },
+                dirty: { kept[$0] = $1 })
         } catch {
             throw Failure(message: error.message)
         }
+        // The edges that run or wait were not all expanded by the scan.
+        for edgeID in plan.order where kept[edgeID] == nil && scan.isScheduled(edgeID) && !graph.edges[Int(edgeID)].isPhony {
+            kept[edgeID] = evaluate(edgeID)
+        }
+        if let failure { throw Failure(message: failure.message) }
+        return (plan, scan, kept)
     }
 
     /// Whether an edge with a command is to run.

@@ -46,10 +46,14 @@ struct UpToDateScan {
     ///   - facts: an edge's expanded variables.
     ///   - discovered: the inputs an edge's last run discovered.
     ///   - recorded: an edge's fingerprint when it last succeeded.
+    ///   - adopt: whether ninja's files say an edge Sequencer has no record of is up to date.
+    ///   - dirty: told of each edge found to run with the facts that were expanded to decide
+    ///     it (those of an up-to-date edge are not kept: a build keeps only what it runs).
     init(
         graph: NinjaGraph, plan: BuildPlan, fingerprint: EdgeFingerprint,
         facts: (EdgeID) -> EdgeFacts, discovered: (EdgeID) -> [String], recorded: (EdgeID) -> Digest?,
-        adopt: (EdgeID, EdgeFacts, [String], Digest) -> Bool = { _, _, _, _ in false }
+        adopt: (EdgeID, EdgeFacts, [String], Digest) -> Bool = { _, _, _, _ in false },
+        dirty: (EdgeID, EdgeFacts) -> Void = { _, _ in }
     ) throws(MissingInput) {
         verdicts = Array(repeating: nil, count: graph.edges.count)
         forced = Array(repeating: false, count: graph.edges.count)
@@ -129,16 +133,22 @@ struct UpToDateScan {
             guard let now = fingerprint.current(edgeID, facts: edgeFacts, discovered: found) else {
                 let missing = edge.outputs.map { graph.nodes[Int($0)].path }.first { !FileStamp.of($0).exists } ?? firstOutput
                 verdicts[Int(edgeID)] = .dirty("output \(missing) doesn't exist")
+                dirty(edgeID, edgeFacts)
                 continue
             }
             guard let before = recorded(edgeID) else {
                 // Built by ninja? Then ninja's files say whether it is up to date, once.
                 let inputs = edge.dirtyingInputs.map { graph.nodes[Int($0)].path } + found
-                verdicts[Int(edgeID)] =
-                    adopt(edgeID, edgeFacts, inputs, now) ? .clean : .dirty("no record of a successful run of \(firstOutput)")
+                if adopt(edgeID, edgeFacts, inputs, now) {
+                    verdicts[Int(edgeID)] = .clean
+                } else {
+                    verdicts[Int(edgeID)] = .dirty("no record of a successful run of \(firstOutput)")
+                    dirty(edgeID, edgeFacts)
+                }
                 continue
             }
             verdicts[Int(edgeID)] = now == before ? .clean : .dirty(Self.changed(firstOutput))
+            if now != before { dirty(edgeID, edgeFacts) }
         }
         // A missing input no edge writes, in the order ninja's walk finds them (the first is
         // reported): through edges that run or wait (ninja does not walk into an edge that is

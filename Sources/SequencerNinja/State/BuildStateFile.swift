@@ -40,27 +40,33 @@ public struct BuildStateFile: Sendable {
 
     /// Reads the file; a missing one is an empty state.
     public func load() -> Loaded {
-        guard let bytes = readWhole(path) else { return Loaded(state: BuildState(), problem: nil, records: 0, existed: false) }
+        // Read a piece at a time: the file of a Chromium-sized build is tens of megabytes, and
+        // a copy of it whole would set the no-op's peak memory.
+        guard var stream = RecordStream(path: path) else { return Loaded(state: BuildState(), problem: nil, records: 0, existed: false) }
         var state = BuildState()
-        guard bytes.starts(with: Self.header) else {
+        guard stream.fill(Self.header.count), stream.starts(with: Self.header) else {
             return Loaded(state: state, problem: "not a state file of this version", records: 0, existed: true)
         }
+        stream.consume(Self.header.count)
         var paths: [String] = []
         var records = 0
-        var offset = Self.header.count
         var problem: String?
-        bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                guard offset + 9 <= raw.count else { problem = "cut short"; return }
-                let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-                let kindOffset = offset + 4
+        while stream.fill(1) {
+            guard stream.fill(9) else {
+                problem = "cut short"
+                break
+            }
+            let length = stream.withBytes { Int($0.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian) }
+            let size = 4 + 1 + length + 4
+            guard length <= 1 << 24, stream.fill(size) else {
+                problem = "cut short"
+                break
+            }
+            problem = stream.withBytes { raw in
+                let kindOffset = 4
                 let end = kindOffset + 1 + length
-                guard length <= 1 << 24, end + 4 <= raw.count else { problem = "cut short"; return }
                 let sum = raw.loadUnaligned(fromByteOffset: end, as: UInt32.self).littleEndian
-                guard sum == Self.checksum(UnsafeRawBufferPointer(rebasing: raw[kindOffset..<end])) else {
-                    problem = "damaged"
-                    return
-                }
+                guard sum == Self.checksum(UnsafeRawBufferPointer(rebasing: raw[kindOffset..<end])) else { return "damaged" }
                 let payload = UnsafeRawBufferPointer(rebasing: raw[(kindOffset + 1)..<end])
                 var reader = PayloadReader(bytes: payload)
                 switch Kind(rawValue: raw[kindOffset]) {
@@ -70,27 +76,74 @@ public struct BuildStateFile: Sendable {
                     guard let id = reader.word32(), Int(id) < paths.count,
                         let size = reader.word64(), let modified = reader.word64(), let inode = reader.word64(),
                         let digest = reader.digest()
-                    else { problem = "damaged"; return }
+                    else { return "damaged" }
                     let stamp = FileStamp(size: Int64(bitPattern: size), modified: Int64(bitPattern: modified), inode: inode)
                     state.files[paths[Int(id)]] = BuildState.FileEntry(stamp: stamp, digest: digest)
                 case .edge:
-                    guard let id = reader.word32(), Int(id) < paths.count, let digest = reader.digest() else {
-                        problem = "damaged"
-                        return
-                    }
+                    guard let id = reader.word32(), Int(id) < paths.count, let digest = reader.digest() else { return "damaged" }
                     state.edges[paths[Int(id)]] = digest
                 case .forgetEdge:
-                    guard let id = reader.word32(), Int(id) < paths.count else { problem = "damaged"; return }
+                    guard let id = reader.word32(), Int(id) < paths.count else { return "damaged" }
                     state.edges[paths[Int(id)]] = nil
                 case nil:
-                    problem = "damaged"
-                    return
+                    return "damaged"
                 }
-                records += 1
-                offset = end + 4
+                return nil
             }
+            if problem != nil { break }
+            records += 1
+            stream.consume(size)
         }
         return Loaded(state: state, problem: problem, records: records, existed: true, paths: paths)
+    }
+
+    /// A file read a piece at a time: the bytes from the first not yet consumed.
+    struct RecordStream: ~Copyable {
+        private let descriptor: Int32
+        private var buffer: [UInt8] = []
+        private var start = 0
+        private var ended = false
+        /// Where each read lands: a megabyte, or the whole of a smaller file.
+        private var piece: [UInt8]
+
+        init?(path: String) {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            var info = stat()
+            let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
+            piece = [UInt8](repeating: 0, count: min(1 << 20, max(4096, size + 1)))
+        }
+
+        deinit { close(descriptor) }
+
+        /// Reads until `count` bytes are there, or the file ends (or cannot be read): then false.
+        mutating func fill(_ count: Int) -> Bool {
+            while buffer.count - start < count, !ended {
+                if start > 0, start * 2 >= buffer.count {
+                    buffer.removeSubrange(0..<start)
+                    start = 0
+                }
+                var got = 0
+                repeat {
+                    got = piece.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                } while got < 0 && errno == EINTR
+                if got <= 0 {
+                    ended = true
+                } else {
+                    piece.withUnsafeBytes { buffer.append(contentsOf: $0.prefix(got)) }
+                }
+            }
+            return buffer.count - start >= count
+        }
+
+        func starts(with prefix: [UInt8]) -> Bool { buffer[start...].starts(with: prefix) }
+
+        mutating func consume(_ count: Int) { start += count }
+
+        /// The bytes not yet consumed.
+        func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
+            buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        }
     }
 
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
