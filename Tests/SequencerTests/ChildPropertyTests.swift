@@ -36,8 +36,7 @@ import Testing
 /// `keepGoing`, nothing starts after the first failure.
 ///
 /// The sweep found four bugs, reduced to the tests at the end of the suite (their comments say
-/// what used to go wrong); they are fixed, and ``Scenario/avoidKnownBugs`` is off, so the sweep
-/// covers those cases too. A fifth, a rare hang (a second concurrent wait beginning while the
+/// what used to go wrong); they are fixed, and the sweep covers those cases too. A fifth, a rare hang (a second concurrent wait beginning while the
 /// first waits for a worker to take the parent's slot back), is reduced in `ChildWaitSlotTests`,
 /// which reads the scheduler's state to order the waits. Widened to 5,000 seeds, it found a sixth:
 /// a job with a key ran its own body although the key's leader did not wait for it, only for a
@@ -80,7 +79,7 @@ struct ChildPropertyTests {
             return scenario.nodes.contains { $0.parent != nil && !$0.ancestorsKey && $0.key.map(keys.contains) == true }
         }, "a key shared by a workflow job and a child")
         #expect(nodes.contains { $0.key != nil && !$0.children.isEmpty }, "a parent with a key")
-        #expect(nodes.contains { $0.key != nil && $0.lane != nil } || Scenario.avoidKnownBugs, "a job with a key in a lane")
+        #expect(nodes.contains { $0.key != nil && $0.lane != nil }, "a job with a key in a lane")
         #expect(nodes.contains { $0.failure == .beforeWaiting && !$0.children.isEmpty } && nodes.contains { $0.failure == .atEnd })
         #expect(nodes.contains { !$0.cancels.isEmpty } && scenarios.contains { !$0.externalCancels.isEmpty })
         #expect(nodes.contains { $0.key != nil && $0.cancels.contains($0.index) }, "a leader that cancels itself, freeing its key")
@@ -303,15 +302,6 @@ private struct InjectedFailure: Error, Equatable {
 
 /// One seed's workflow and run options.
 private struct Scenario: Sendable, CustomStringConvertible {
-    /// Whether workflows stay clear of the bugs this sweep found (the disabled tests below):
-    /// - jobs with a key are in no lane (`aJoinerDoesNotHoldTheLaneItsLeaderNeeds`);
-    /// - a job under a job with a key has no key, unless it is its ancestor's, which `addChild`
-    ///   rejects (`addChildRejectsAKeyWhoseLeaderWaitsForTheChildsAncestor`);
-    /// - a parent waits for all its children before it waits in several places at once, so those
-    ///   waits return at once (`concurrentWaitsDoNotHoldTheOnlyWorker`).
-    /// Set it to false to sweep for them again.
-    static let avoidKnownBugs = false
-
     let seed: UInt64
     /// Workflow jobs first (`0..<staticCount`), then children, each after its parent.
     let nodes: [Node]
@@ -346,7 +336,7 @@ private struct Scenario: Sendable, CustomStringConvertible {
             let chosenLane = lane()
             nodes.append(Node(
                 index: job, id: id, name: id, parent: nil, depth: 0, needs: needs,
-                lane: key != nil && Self.avoidKnownBugs ? nil : chosenLane, priority: priority(), key: key, ancestorsKey: false,
+                lane: chosenLane, priority: priority(), key: key, ancestorsKey: false,
                 steps: random.pick([0, 0, 1, 2])))
         }
         // Children, breadth first: a parent's children follow it.
@@ -380,12 +370,11 @@ private struct Scenario: Sendable, CustomStringConvertible {
                     key = random.pick(keys)
                 }
                 let ancestorsKey = key.map(ancestorKeys.contains) ?? false
-                if Self.avoidKnownBugs, !ancestorKeys.isEmpty, !ancestorsKey { key = nil }
                 let name = JobID("c\(position)")
                 let chosenLane = lane()
                 let child = Node(
                     index: nodes.count, id: JobID("\(parent.id)/\(name)"), name: name, parent: parent.index,
-                    depth: parent.depth + 1, needs: needs, lane: key != nil && Self.avoidKnownBugs ? nil : chosenLane,
+                    depth: parent.depth + 1, needs: needs, lane: chosenLane,
                     priority: priority(), key: key, ancestorsKey: ancestorsKey, steps: random.pick([0, 0, 1, 2]))
                 siblings.append(child.index)
                 nodes.append(child)
@@ -563,7 +552,6 @@ private struct Scenario: Sendable, CustomStringConvertible {
             }
             try context.checkCancellation()
         case .asyncLet(let children):
-            try await waitForAllFirst(node, context, log)
             let first = children.first.flatMap { handles[$0] }
             let second = children.dropFirst().first.flatMap { handles[$0] }
             log.suspend(node)
@@ -579,7 +567,6 @@ private struct Scenario: Sendable, CustomStringConvertible {
             if let one { log.read(node, children[0], one) }
             if let two { log.read(node, children[1], two) }
         case .group(let children):
-            try await waitForAllFirst(node, context, log)
             log.suspend(node)
             let results = await withTaskGroup(of: (Int, Result<String, any Error>?).self) { group in
                 for child in children {
@@ -596,15 +583,6 @@ private struct Scenario: Sendable, CustomStringConvertible {
             for (child, result) in results { log.read(node, child, result) }
             try context.checkCancellation()
         }
-    }
-
-    /// Works around `concurrentWaitsDoNotHoldTheOnlyWorker` (see ``avoidKnownBugs``).
-    private static func waitForAllFirst(_ node: Int, _ context: JobContext, _ log: BodyLog) async throws {
-        guard avoidKnownBugs else { return }
-        log.suspend(node)
-        let result = await catching { try await context.waitForChildren() }
-        log.resume(node)
-        log.waited(node, try result.get())
     }
 
     private static func read(_ handle: JobHandle<String>?, _ context: JobContext) async -> Result<String, any Error>? {
