@@ -113,8 +113,9 @@ struct CoalescingTests {
 
     @Test func anEmptyKeyIsRejected() throws {
         var workflow = Workflow()
-        try workflow.add("a", coalesce: "") { _ in }
-        #expect(throws: WorkflowError.self) { try workflow.validate() }
+        let error = #expect(throws: WorkflowError.self) { try workflow.add("a", coalesce: "") { _ in } }
+        #expect(error?.code == .invalidOption)
+        #expect(workflow.count == 0)
     }
 
     /// Cancelling a job that joined another cancels only it; the leader goes on.

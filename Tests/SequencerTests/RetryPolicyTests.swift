@@ -283,8 +283,7 @@ import Testing
         #expect(RetryPolicy.fixed(attempts: 3, delay: .seconds(1), jitter: jitter).retrying { _ in true }.problem == message)
 
         var workflow = Workflow()
-        try workflow.add("a", retry: .exponential(attempts: 3, jitter: jitter)) { _ in }
-        let error = #expect(throws: WorkflowError.self) { try workflow.validate() }
+        let error = #expect(throws: WorkflowError.self) { try workflow.add("a", retry: .exponential(attempts: 3, jitter: jitter)) { _ in } }
         #expect(error?.code == .invalidOption)
         #expect(error?.message == "job 'a' \(message)")
     }

@@ -68,14 +68,19 @@ struct TimeoutRetryTests {
         #expect(clock.sleeperCount == 0, "the timeout's timer ends with the body")
     }
 
+    /// Rejected by `add`, as by `addChild` and a queue's `add`: the job is not added.
     @Test func nonPositiveTimeoutsAndZeroAttemptsAreRejected() throws {
         var zeroTimeout = Workflow()
-        try zeroTimeout.add("a", timeout: .zero) { _ in }
-        #expect { try zeroTimeout.validate() } throws: { ($0 as? WorkflowError)?.code == .invalidOption }
+        #expect { try zeroTimeout.add("a", timeout: .zero) { _ in } } throws: { ($0 as? WorkflowError)?.code == .invalidOption }
+        #expect(zeroTimeout.count == 0)
+        try zeroTimeout.validate()
 
         var noAttempts = Workflow()
-        try noAttempts.add("a", retry: .fixed(attempts: 0, delay: .seconds(1))) { _ in }
-        #expect { try noAttempts.start() } throws: { ($0 as? WorkflowError)?.code == .invalidOption }
+        #expect { try noAttempts.add("a", retry: .fixed(attempts: 0, delay: .seconds(1))) { _ in } } throws: {
+            ($0 as? WorkflowError)?.code == .invalidOption
+        }
+        try noAttempts.add("b", timeout: .seconds(1)) { _ in }
+        #expect(noAttempts.count == 1)
     }
 
     /// Retry policies that cannot work are errors before anything runs, never a crash.
@@ -88,8 +93,7 @@ struct TimeoutRetryTests {
     ])
     func impossibleRetryPoliciesAreRejected(policy: RetryPolicy) throws {
         var workflow = Workflow()
-        try workflow.add("a", retry: policy) { _ in }
-        let error = #expect(throws: WorkflowError.self) { try workflow.validate() }
+        let error = #expect(throws: WorkflowError.self) { try workflow.add("a", retry: policy) { _ in } }
         #expect(error?.code == .invalidOption)
         #expect(error?.message.contains("'a'") == true)
     }

@@ -73,8 +73,8 @@ public struct RetryPolicy: Sendable, Hashable {
     ///     delay is multiplied by a random factor in `(1 - jitter)...1`, so it is never longer
     ///     than the delay without jitter, nor than `max`. 0 turns jitter off.
     /// - Returns: the policy. Impossible values (no attempts, negative delays, a multiplier
-    ///   below 1, jitter outside 0...1) are reported by ``Workflow/validate()`` and
-    ///   ``Workflow/start(_:)`` as ``WorkflowError/Code/invalidOption``.
+    ///   below 1, jitter outside 0...1) make ``Workflow/add(_:needs:lane:priority:timeout:retry:coalesce:_:)``
+    ///   (and `addChild`, and a queue's `add`) throw ``WorkflowError/Code/invalidOption``.
     public static func exponential(
         attempts: Int, initial: Duration = .milliseconds(100), multiplier: Double = 2, max: Duration = .seconds(30),
         jitter: Double = 0.1

@@ -176,8 +176,12 @@ public struct Workflow: Sendable {
     ///     Jobs sharing a key must return the same type. See <doc:Coalescing>.
     ///   - body: the work; it receives a ``JobContext`` and returns the job's result.
     /// - Returns: a handle to read the job's result with ``JobContext/value(of:)``.
-    /// - Throws: nothing yet; options that can be invalid will throw here. A duplicate ID is
-    ///   reported by ``validate()`` and ``start(_:)`` (`.duplicateJob`), before anything runs.
+    /// - Throws: ``WorkflowError`` `.invalidOption` for options that no job can have (a
+    ///   timeout that is not positive, a retry policy that cannot be followed, an empty
+    ///   coalescing key); the job is not added. What depends on other jobs (a duplicate ID, an
+    ///   unknown need, a cycle, a coalescing key shared by jobs of different types) is reported
+    ///   by ``validate()`` and ``start(_:)``, before anything runs, since needs may name jobs
+    ///   added later.
     @discardableResult
     public mutating func add<T: Sendable>(
         _ id: JobID,
@@ -189,7 +193,7 @@ public struct Workflow: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> T
     ) throws -> JobHandle<T> {
-        JobHandle(id: id, index: append(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body)))
+        JobHandle(id: id, index: try append(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body)))
     }
 
     /// Adds a job that returns nothing.
@@ -208,10 +212,14 @@ public struct Workflow: Sendable {
         coalesce: String? = nil,
         _ body: @escaping @Sendable (JobContext) async throws -> Void
     ) throws -> JobHandle<Void> {
-        JobHandle(id: id, index: append(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body)))
+        JobHandle(id: id, index: try append(id, JobRequest(needs: needs, lane: lane, priority: priority, timeout: timeout, retry: retry, coalesce: coalesce, body)))
     }
 
-    private mutating func append(_ id: JobID, _ request: JobRequest) -> Int32 {
+    private mutating func append(_ id: JobID, _ request: JobRequest) throws(WorkflowError) -> Int32 {
+        // As `addChild` and a queue's `add` check them: what one job's options alone make
+        // impossible. What depends on other jobs (needs, IDs, a key's type) is checked by
+        // `validate()` and `start(_:)`, once every job is in.
+        if let problem = request.options?.problem(job: id) { throw WorkflowError(code: .invalidOption, message: problem, jobs: [id]) }
         let job = Int32(ids.count)
         ids.append(id)
         bodies.append(request.body)
