@@ -34,9 +34,9 @@ public struct BuildPlan: Sendable {
         // 0: not seen, 1: on the stack, 2: done.
         var mark = [UInt8](repeating: 0, count: graph.edges.count)
         var pendingTargets = Array(targets.reversed())
-        var stack: [(node: NodeID, next: Int)] = []
-        // The discovered inputs of the edges on the stack that have any, by stack depth.
-        var found: [Int: [NodeID]] = [:]
+        // Each node on the walk, the next of its edge's inputs to visit, and the inputs its
+        // last run discovered (visited after its own).
+        var stack: [(node: NodeID, next: Int, found: [NodeID])] = []
         var sourceSeen = Set<NodeID>()
         while let target = pendingTargets.popLast() {
             if graph.nodes[Int(target)].inEdge == nil {
@@ -44,7 +44,7 @@ public struct BuildPlan: Sendable {
                 if sourceSeen.insert(target).inserted { sources.append((target, -1)) }
                 continue
             }
-            stack.append((target, 0))
+            stack.append((target, 0, []))
             while let top = stack.last {
                 guard let edgeID = graph.nodes[Int(top.node)].inEdge else {
                     stack.removeLast()
@@ -61,8 +61,7 @@ public struct BuildPlan: Sendable {
                     default:
                         mark[Int(edgeID)] = 1
                         reachedThrough[Int(edgeID)] = top.node
-                        let extra = discovered(edgeID)
-                        if !extra.isEmpty { found[stack.count - 1] = extra }
+                        stack[stack.count - 1].found = discovered(edgeID)
                     }
                 }
                 if top.next < edge.inputs.count {
@@ -73,15 +72,16 @@ public struct BuildPlan: Sendable {
                         sources.append((input, top.node))
                         continue
                     }
-                    stack.append((input, 0))
+                    stack.append((input, 0, []))
                     continue
                 }
-                if let extra = found[stack.count - 1], top.next - edge.inputs.count < extra.count {
+                // Read from the stack: `top` was copied before the edge's first visit filled it in.
+                let found = stack[stack.count - 1].found
+                if top.next - edge.inputs.count < found.count {
                     stack[stack.count - 1].next += 1
-                    stack.append((extra[top.next - edge.inputs.count], 0))
+                    stack.append((found[top.next - edge.inputs.count], 0, []))
                     continue
                 }
-                found[stack.count - 1] = nil
                 mark[Int(edgeID)] = 2
                 wanted[Int(edgeID)] = true
                 order.append(edgeID)

@@ -16,6 +16,9 @@ struct BuildRound {
     let plan: BuildPlan
     let scan: UpToDateScan
     let facts: [EdgeID: EdgeFacts]
+    /// For each edge the round runs, the scheduled edges that write an input its last run
+    /// discovered: it waits for them, as for its inputs' edges.
+    let discoveredProducers: [EdgeID: [EdgeID]]
     /// Dyndep files this round builds, to be loaded before the next.
     let pendingDyndeps: [NodeID]
     /// The edges with a command to run for all of the build's targets, as far as this round
@@ -29,11 +32,11 @@ struct BuildRound {
     init(graph: inout NinjaGraph, targets: [NodeID], hashes: BuildStateStore, records: any BuildRecords) throws(Failure) {
         var roundTargets = targets
         var pending: [NodeID] = []
-        var result: (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts])
+        var result: (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts], [EdgeID: [EdgeID]])
         var commands = 0
         while true {
             result = try Self.scan(graph, targets: roundTargets, hashes: hashes, records: records)
-            let (plan, scan, _) = result
+            let (plan, scan, _, _) = result
             if pending.isEmpty {
                 commands = plan.order.count { !graph.edges[Int($0)].isPhony && scan.counts($0) }
             }
@@ -70,7 +73,7 @@ struct BuildRound {
             break
         }
         self.graph = graph
-        (plan, scan, facts) = result
+        (plan, scan, facts, discoveredProducers) = result
         pendingDyndeps = pending
         commandsToRun = commands
     }
@@ -85,12 +88,14 @@ struct BuildRound {
 
     private static func scan(
         _ graph: NinjaGraph, targets: [NodeID], hashes: BuildStateStore, records: any BuildRecords
-    ) throws(Failure) -> (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts]) {
+    ) throws(Failure) -> (BuildPlan, UpToDateScan, [EdgeID: EdgeFacts], [EdgeID: [EdgeID]]) {
         let outputs = { (edge: EdgeID) in graph.edges[Int(edge)].outputs.map { graph.nodes[Int($0)].path } }
         var failure: ManifestError?
         // The inputs each wanted edge's last run discovered, looked up as the plan reaches it:
         // the plan walks them like the edge's own inputs (a generated header is built first).
         var discovered: [EdgeID: [String]] = [:]
+        // Those of them that an edge writes.
+        var written: [EdgeID: [NodeID]] = [:]
         let plan: BuildPlan
         do throws(BuildPlan.Failure) {
             plan = try BuildPlan(graph: graph, targets: targets) { edgeID in
@@ -105,7 +110,9 @@ struct BuildRound {
                 guard !depfile.deps.isEmpty || !depfile.depfile.isEmpty else { return [] }
                 let found = records.discoveredInputs(outputs: outputs(edgeID), facts: depfile)
                 discovered[edgeID] = found
-                return found.compactMap { path in graph.node(at: path).flatMap { graph.nodes[Int($0)].inEdge == nil ? nil : $0 } }
+                let nodes = found.compactMap { path in graph.node(at: path).flatMap { graph.nodes[Int($0)].inEdge == nil ? nil : $0 } }
+                if !nodes.isEmpty { written[edgeID] = nodes }
+                return nodes
             }
         } catch {
             throw Failure(message: error.message)
@@ -145,7 +152,12 @@ struct BuildRound {
             kept[edgeID] = evaluate(edgeID)
         }
         if let failure { throw Failure(message: failure.message) }
-        return (plan, scan, kept)
+        var producers: [EdgeID: [EdgeID]] = [:]
+        for (edgeID, nodes) in written where scan.isScheduled(edgeID) {
+            let scheduled = nodes.compactMap { graph.nodes[Int($0)].inEdge }.filter { $0 != edgeID && scan.isScheduled($0) }
+            if !scheduled.isEmpty { producers[edgeID] = scheduled }
+        }
+        return (plan, scan, kept, producers)
     }
 
     /// Whether an edge with a command is to run.

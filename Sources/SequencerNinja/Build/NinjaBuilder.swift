@@ -14,6 +14,9 @@ struct NinjaBuilder: Sendable {
     let plan: BuildPlan
     let scan: UpToDateScan
     let facts: [EdgeID: EdgeFacts]
+    /// For each scheduled edge, the scheduled edges that write an input its last run
+    /// discovered (``BuildRound/discoveredProducers``).
+    let discoveredProducers: [EdgeID: [EdgeID]]
     let hashes: BuildStateStore
     let records: any BuildRecords
     let status: BuildStatus
@@ -77,7 +80,7 @@ struct NinjaBuilder: Sendable {
             }
             // The inputs its last run discovered are inputs too (ninja adds them to the graph):
             // a generated header that is rebuilt is waited for, and then read.
-            for producer in discoveredProducers(of: edgeID) where seen.insert(producer).inserted {
+            for producer in discoveredProducers[edgeID] ?? [] where seen.insert(producer).inserted {
                 needs.append(jobID(producer))
             }
             if !edge.isPhony, scan.counts(edgeID) { total += 1 }
@@ -122,17 +125,6 @@ struct NinjaBuilder: Sendable {
             return .failed(options.failuresAllowed > 1 ? "subcommands failed" : "subcommand failed")
         }
         return .failed("cannot make progress due to previous errors")
-    }
-
-    /// The scheduled edges that write an input that `edge`'s last run discovered.
-    private func discoveredProducers(of edgeID: EdgeID) -> [EdgeID] {
-        guard !graph.edges[Int(edgeID)].isPhony, let facts = facts[edgeID], !facts.deps.isEmpty || !facts.depfile.isEmpty else { return [] }
-        let outputs = graph.edges[Int(edgeID)].outputs.map { graph.nodes[Int($0)].path }
-        return records.discoveredInputs(outputs: outputs, facts: facts).compactMap { path in
-            guard let node = graph.node(at: path), let producer = graph.nodes[Int(node)].inEdge, producer != edgeID, scan.isScheduled(producer)
-            else { return nil }
-            return producer
-        }
     }
 
     /// The scheduled edges in the order they are added (the order ready jobs start in): the

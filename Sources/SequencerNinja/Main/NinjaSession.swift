@@ -260,7 +260,8 @@ final class NinjaSession: Sendable {
         }
         let runner = ProcessRunner()
         let builder = NinjaBuilder(
-            graph: round.graph, plan: round.plan, scan: round.scan, facts: round.facts, hashes: hashes, records: records,
+            graph: round.graph, plan: round.plan, scan: round.scan, facts: round.facts,
+            discoveredProducers: round.discoveredProducers, hashes: hashes, records: records,
             status: status, options: options, parallelism: parallelism,
             explain: { writeAll(STDERR_FILENO, Array("ninja explain: \($0)\n".utf8)) },
             scratchDirectory: scratchDirectory, outputDirectory: outputDirectory, environment: environment,
