@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
         .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
         .library(name: "SequencerQueue", targets: ["SequencerQueue"]),
+        .library(name: "SequencerHistory", targets: ["SequencerHistory"]),
         .library(name: "SequencerPostgres", targets: ["SequencerPostgres"]),
         .library(name: "SequencerNinja", targets: ["SequencerNinja"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
@@ -87,6 +88,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // One model of a run, read from the journal or a queue (SQLite or PostgreSQL) alike.
+        .target(name: "SequencerHistory", dependencies: ["Sequencer", "SequencerJournal", "SequencerQueue"], swiftSettings: strict),
+        // Where runs are kept, opened from a path or a URL; the runner of workflow files.
+        .target(
+            name: "SequencerRunner",
+            dependencies: ["SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres"],
+            swiftSettings: strict
+        ),
         .target(
             name: "SequencerBuild",
             dependencies: ["Sequencer", "SequencerWorkflowFile", "SequencerJournal"],
@@ -102,6 +111,8 @@ let package = Package(
             name: "SequencerCommand",
             dependencies: [
                 "Sequencer",
+                "SequencerHistory",
+                "SequencerRunner",
                 "SequencerProcess",
                 "SequencerOutput",
                 "SequencerWorkflowFile",
@@ -121,6 +132,7 @@ let package = Package(
             name: "SequencerServe",
             dependencies: [
                 "Sequencer",
+                "SequencerHistory",
                 "SequencerJournal",
                 "SequencerWorkflowFile",
                 "SequencerBuild",
@@ -136,7 +148,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SequencerServeCommand",
-            dependencies: ["SequencerServe", "Sequencer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SequencerServe", "SequencerRunner", "Sequencer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
@@ -227,6 +239,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SequencerHistoryTests",
+            dependencies: ["SequencerHistory", "SequencerJournal", "SequencerQueue", "Sequencer", "SequencerTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SequencerNinjaTests",
             dependencies: ["SequencerNinja", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
@@ -244,7 +261,8 @@ let package = Package(
         .testTarget(
             name: "SequencerServeTests",
             dependencies: [
-                "SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerJournal", "Sequencer", "SequencerTestSupport",
+                "SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerHistory", "SequencerJournal", "Sequencer",
+                "SequencerTestSupport",
                 "SequencerQueue", "PostgresTestSupport",
             ],
             swiftSettings: strict

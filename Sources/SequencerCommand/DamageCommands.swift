@@ -29,7 +29,7 @@ enum DamageCommands {
         let problems: [String]
         do {
             if let queue {
-                path = RunStoreLocation.path(queue)
+                path = QueueLocation.path(queue)
                 problems = try checkQueue(queue, path: path)
             } else {
                 path = journal
@@ -99,7 +99,7 @@ enum DamageCommands {
             printError("error: --recover reads an SQLite file; restore a PostgreSQL database from its backups")
             throw ExitCode(ExitStatus.invalid)
         }
-        let path = RunStoreLocation.path(queue)
+        let path = QueueLocation.path(queue)
         let recovered: (path: String, copied: [String: Int], lost: [String])
         do {
             recovered = try SQLiteQueueStore.recover(from: path)

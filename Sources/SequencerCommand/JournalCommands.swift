@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerHistory
 import SequencerJournal
 import SequencerWorkflowFile
 
@@ -22,25 +23,6 @@ struct JournalLocation: ParsableArguments {
     var workflowKey: String { absolutePath(file) }
 
     func open() throws -> SQLiteJournal { try JournalOptions.open(path, create: false) }
-
-    /// A recorded run with its jobs and attempts, or exit status 2 with the reason.
-    func read(_ selector: RunSelector) throws -> RecordedRun {
-        let journal = try open()
-        let run = try selector.find(in: journal, location: self)
-        do {
-            return RecordedRun(journal: journal, run: run, jobs: try journal.jobs(of: run.id), attempts: try journal.attempts(of: run.id))
-        } catch {
-            throw journalFailure(error)
-        }
-    }
-}
-
-/// A run read from the journal, for `show` and `trace`.
-struct RecordedRun {
-    let journal: SQLiteJournal
-    let run: JournalRun
-    let jobs: [JournalJob]
-    let attempts: [JournalAttempt]
 }
 
 /// A run's number, or `last`.
@@ -57,27 +39,23 @@ struct RunSelector: ExpressibleByArgument {
         }
     }
 
-    /// The run: the given one, or the newest of the file (of any file when it has none).
-    func find(in journal: SQLiteJournal, location: JournalLocation) throws -> JournalRun {
-        let run: JournalRun?
-        do {
-            if let id {
-                run = try journal.run(id)
-            } else {
-                run = try journal.runs(workflow: location.workflowKey, limit: 1).first ?? journal.runs(limit: 1).first
-            }
-        } catch {
-            printError("error: \(error)")
+    /// The run read whole: the given one, or the newest of `workflow` (of any when it has
+    /// none); exit status 2, with the reason, when there is none.
+    func find(in history: any RunHistory, workflow: String) async throws -> RunRecord {
+        let record = try await reading { () -> RunRecord? in
+            if let id { return try await history.run(id) }
+            var newest = try await history.latestRun(workflow: workflow)
+            if newest == nil { newest = try await history.latestRun(workflow: nil) }
+            guard let newest else { return nil }
+            return try await history.run(newest.id)
+        }
+        guard let record else {
+            printError("error: \(history.name): " + (id.map { "there is no run #\($0)" } ?? "no runs are recorded"))
             throw ExitCode(ExitStatus.invalid)
         }
-        guard let run else {
-            printError("error: \(journal.path): " + (id.map { "there is no run #\($0)" } ?? "no runs are recorded"))
-            throw ExitCode(ExitStatus.invalid)
-        }
-        return run
+        return record
     }
 }
-
 
 /// `path` made absolute and standard (no `.` or `..`): how the journal names workflow files.
 func absolutePath(_ path: String) -> String {

@@ -6,7 +6,7 @@ import SequencerOutput
 import SequencerQueue
 import SequencerWorkflowFile
 
-/// `gc`, `trace` and `resume` against a durable queue (`--queue`), as they work against the
+/// `gc` and `resume` against a durable queue (`--queue`), as they work against the
 /// journal.
 enum QueueCommands {
     /// `gc --queue`: deletes the ended runs beyond the newest `keep` of each workflow, with their
@@ -19,26 +19,6 @@ enum QueueCommands {
         }
         if json { return printJSON(Result(deletedRuns: deleted.map(\.id.rawValue), keptPerWorkflow: keep)) }
         print("deleted \(deleted.count) run\(deleted.count == 1 ? "" : "s") from the queue \(location), with their jobs and output; kept the newest \(keep) of each workflow")
-    }
-
-    /// `trace RUN --queue`: the run as a Chrome trace, from the attempts its workers logged,
-    /// laid out with the lanes and needs of the local copy of the workflow file.
-    static func trace(_ run: QueueRun, store: any RunStore, file: WorkflowFile) async throws -> String {
-        let jobs = try await store.jobs(of: run.id)
-        let names = Dictionary(jobs.map { ($0.job.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        func offset(_ milliseconds: Int64) -> Duration { .milliseconds(milliseconds - run.createdAt) }
-        let records = try await store.attempts(of: run.id).compactMap { attempt -> AttemptRecord? in
-            guard let name = names[attempt.job], attempt.outcome != "refused" else { return nil }
-            return AttemptRecord(
-                job: name, attempt: attempt.attempt, startedAt: offset(attempt.startedAt), endedAt: offset(attempt.endedAt),
-                exit: attempt.exitCode.map { .exited(Int32($0)) } ?? attempt.signal.map { .signaled(Int32($0)) },
-                startError: attempt.exitCode == nil && attempt.signal == nil ? attempt.summary : nil, outputPath: "")
-        }
-        var statuses: [String: String] = [:]
-        for job in jobs { statuses[job.name] = "\(job.job.state)" }
-        let timed = jobs.map { ($0.name, $0.job.startedAt.map(offset), $0.job.endedAt.map(offset) ?? $0.job.startedAt.map(offset), false, nil as String?) }
-        let trace = ChromeTrace(file: file, attempts: records, statuses: statuses, criticalPath: RecordedCriticalPath.steps(timed, file: file))
-        return trace.json()
     }
 
     /// `resume RUN --queue`: submits, as a new run, the jobs of the local file that did not

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import SequencerPostgres
 import SequencerQueue
+import SequencerRunner
 
 /// `--queue LOCATION` (or `SEQUENCER_QUEUE`): a durable queue that workers on any process or
 /// machine work, instead of running jobs here.
@@ -31,10 +31,14 @@ struct QueueOptions: ParsableArguments {
     }
 }
 
-/// Opening the store a location names.
+/// Opening the store a `--queue` location names (see ``HistoryLocation``), for the commands:
+/// a location that cannot be opened is a usage error (exit status 2) that says why.
 enum QueueLocation {
     /// Whether `location` names a PostgreSQL database rather than an SQLite file.
-    static func isPostgres(_ location: String) -> Bool { RunStoreLocation.isPostgres(location) }
+    static func isPostgres(_ location: String) -> Bool { HistoryLocation.queue(location).isPostgres }
+
+    /// The SQLite file `location` names (`sqlite:PATH`, or the path itself).
+    static func path(_ location: String) -> String { HistoryLocation.queue(location).path ?? location }
 
     /// The store at `location`: an SQLite file path, `sqlite:PATH`, or a PostgreSQL URL
     /// (`postgres://user:password@host:port/database`).
@@ -42,20 +46,20 @@ enum QueueLocation {
     /// - Parameter create: whether a missing file becomes a new queue (to submit or work); to
     ///   read runs, a missing file is an error.
     static func open(_ location: String, create: Bool = true) async throws -> any RunStore {
-        let path = RunStoreLocation.path(location)
-        guard create || isPostgres(location) || FileManager.default.fileExists(atPath: path) else {
+        let place = HistoryLocation.queue(location)
+        if !create, let path = place.path, !FileManager.default.fileExists(atPath: path) {
             printError("error: --queue \(location): there is no queue file at \(path)")
             throw ExitCode(ExitStatus.invalid)
         }
         do {
-            return try await RunStoreLocation.open(location, create: create)
+            return try await place.openQueue(create: create)
         } catch {
-            printError("error: --queue \(shown(location)): \(error)")
+            printError("error: --queue \(place.shown): \(error)")
             throw ExitCode(ExitStatus.invalid)
         }
     }
 
     /// The location as it may be printed: a URL's password masked
     /// (`postgres://ci:***@db.internal/builds`).
-    static func shown(_ location: String) -> String { PostgresURL.mask(location) }
+    static func shown(_ location: String) -> String { HistoryLocation.queue(location).shown }
 }

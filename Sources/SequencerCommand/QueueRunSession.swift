@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerHistory
 import SequencerProcess
 import SequencerQueue
 import SequencerWorkflowFile
@@ -81,7 +82,9 @@ struct QueueRunSession {
                 }
                 if ended.state != .running {
                     summarize(ended)
-                    if json { printJSON(QueueHistory.Document(ended, jobs: try await QueueHistory.jobEntries(of: run, in: store, jobs: jobs))) }
+                    if json, let record = try await QueueHistory(store: store, location: location).run(run.rawValue) {
+                        printJSON(RunDocument(record))
+                    }
                     if cancelled.withLock({ $0 }) { return ExitStatus.interrupted }
                     return ended.state == .succeeded ? ExitStatus.succeeded : ExitStatus.failed
                 }

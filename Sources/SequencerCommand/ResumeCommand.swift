@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import SequencerHistory
 import SequencerJournal
+import SequencerQueue
 
 struct ResumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,14 +35,19 @@ struct ResumeCommand: AsyncParsableCommand {
         if let queue = QueueOptions.location(queueLocation) {
             let session = QueueRunSession(
                 location: QueueLocation.shown(queue), store: try await QueueLocation.open(queue, create: false), json: execution.json)
-            let found = try await QueueHistory.find(
-                run, workflow: QueueShellJob.workflowName(ofFile: location.file), in: session.store, location: session.location)
+            let history = QueueHistory(store: session.store, location: session.location)
+            let record = try await run.find(in: history, workflow: history.workflow(ofFile: location.file))
+            guard let found = try await reading({ try await session.store.run(QueueRunID(record.run.id)) }) else {
+                printError("error: \(history.name): there is no run #\(record.run.id)")
+                throw ExitCode(ExitStatus.invalid)
+            }
             let file = try expandOrExit(try loadOrExit(location.file))
             throw ExitCode(try await QueueCommands.resume(found, session: session, file: file))
         }
         let journal = try location.open()
-        let found = try run.find(in: journal, location: location)
-        guard found.status != "succeeded" else {
+        let history = JournalHistory(journal: journal)
+        let found = try await run.find(in: history, workflow: history.workflow(ofFile: location.file)).run
+        guard found.state != .succeeded else {
             print("run #\(found.id) of \(found.workflow) succeeded: nothing to resume")
             return
         }

@@ -50,6 +50,12 @@ extension SQLiteJournal {
     /// the run did not check alone (a no-op run decides every job in one pass and records no
     /// checks), as the last earlier run of the same workflow checked it, which an up-to-date
     /// job's equals. A job never checked has none.
+    public func fingerprints(of names: [String], inRun id: Int64) throws -> [String: String] {
+        guard let run = try run(id) else { return [:] }
+        return try fingerprints(of: names, in: run)
+    }
+
+    /// The fingerprint each job of `names` had in `run` (see ``fingerprints(of:inRun:)``).
     public func fingerprints(of names: [String], in run: JournalRun) throws -> [String: String] {
         var found = try jobChecks(of: run.id).jobs.mapValues(\.fingerprint)
         try read { db in

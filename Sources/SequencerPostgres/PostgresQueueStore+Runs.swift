@@ -211,16 +211,13 @@ extension PostgresQueueStore: RunStore {
         query.binds = condition.binds
         let rows = try await connection.rows(query, logger).map { try $0.decode((Int64, String, String, String?, Int64, Int64?).self) }
         guard !rows.isEmpty else { return [] }
-        var groups: [Int64: [(state: DurableJobState, count: Int, lastEnded: Int64?)]] = [:]
-        for row in try await connection.rows(
-            """
-            SELECT run, state, count(*), max(ended_at) FROM sequencer.run_jobs JOIN sequencer.jobs ON jobs.id = run_jobs.job
-            WHERE run = ANY(\(rows.map(\.0))) GROUP BY run, state
-            """, logger)
-        {
-            let (run, raw, count, ended) = try row.decode((Int64, Int, Int, Int64?).self)
+        var groups: [Int64: [(state: DurableJobState, detail: Int, count: Int, lastEnded: Int64?)]] = [:]
+        var counting = PostgresQuery(unsafeSQL: QueueRun.countsByState(prefix: "sequencer.") + " WHERE run = ANY($1) GROUP BY run, state, detail")
+        counting.binds.append(rows.map(\.0))
+        for row in try await connection.rows(counting, logger) {
+            let (run, raw, detail, count, ended) = try row.decode((Int64, Int, Int, Int, Int64?).self)
             guard let state = DurableJobState(rawValue: raw) else { continue }
-            groups[run, default: []].append((state, count, ended))
+            groups[run, default: []].append((state, detail, count, ended))
         }
         return rows.map { row in
             QueueRun(

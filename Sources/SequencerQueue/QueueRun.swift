@@ -47,6 +47,11 @@ public struct QueueRun: Sendable, Hashable {
     public var cancelledAt: Int64?
     /// How many of its jobs are in each state.
     public var counts: [DurableJobState: Int]
+    /// Of its failed jobs, how many failed because their timeout passed (counted in `counts` too).
+    public var timedOut = 0
+    /// Of its succeeded jobs, how many a worker found up to date and did not run (counted in
+    /// `counts` too).
+    public var upToDate = 0
     /// When its last job ended, once none is live.
     public var endedAt: Int64?
 
@@ -64,22 +69,46 @@ public struct QueueRun: Sendable, Hashable {
         self.endedAt = endedAt
     }
 
-    /// A run from its row and its jobs counted by state (`SELECT state, count(*), max(ended_at)
-    /// … GROUP BY state`): it ended when its last job did, once none is live.
+    /// A run from its row and its jobs counted by state and detail (see ``countsByState``):
+    /// it ended when its last job did, once none is live.
     public init(
         id: QueueRunID, workflow: String, origin: String, info: String?, createdAt: Int64, cancelledAt: Int64?,
-        groups: [(state: DurableJobState, count: Int, lastEnded: Int64?)]
+        groups: [(state: DurableJobState, detail: Int, count: Int, lastEnded: Int64?)]
     ) {
         var counts: [DurableJobState: Int] = [:]
         var endedAt: Int64?
+        var (timedOut, upToDate) = (0, 0)
         for group in groups {
             counts[group.state, default: 0] += group.count
+            if group.detail == Self.timedOutDetail { timedOut += group.count }
+            if group.detail == Self.upToDateDetail { upToDate += group.count }
             if let ended = group.lastEnded { endedAt = max(endedAt ?? ended, ended) }
         }
         let live = counts.contains { $0.key.isLive && $0.value > 0 }
         self.init(
             id: id, workflow: workflow, origin: origin, info: info, createdAt: createdAt, cancelledAt: cancelledAt, counts: counts,
             endedAt: live ? nil : endedAt ?? createdAt)
+        (self.timedOut, self.upToDate) = (timedOut, upToDate)
+    }
+
+    /// The `detail` of a group of failed jobs whose timeout passed.
+    static let timedOutDetail = 1
+    /// The `detail` of a group of succeeded jobs found up to date.
+    static let upToDateDetail = 2
+
+    /// What both stores select to count a run's jobs, grouped by run, `state` and `detail`
+    /// (from `run_jobs` joined to `jobs`; `PREFIX` is where their tables are): the detail tells
+    /// timed-out jobs among the failed ones, and up-to-date ones among the succeeded.
+    package static func countsByState(prefix: String) -> String {
+        """
+        SELECT run, state, CASE
+            WHEN state = \(DurableJobState.failed.rawValue) AND error_code = 'timedOut' THEN \(timedOutDetail)
+            WHEN state = \(DurableJobState.succeeded.rawValue) AND EXISTS (
+                SELECT 1 FROM \(prefix)attempts WHERE attempts.job = jobs.id AND attempts.outcome = 'upToDate') THEN \(upToDateDetail)
+            ELSE 0 END AS detail,
+            count(*), max(ended_at)
+        FROM \(prefix)run_jobs JOIN \(prefix)jobs ON jobs.id = run_jobs.job
+        """
     }
 
     public var state: State {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerRunner
 import SequencerServe
 
 /// `sequencer serve` (which starts this binary): the local web page of a journal's runs, or
@@ -79,7 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server: Server
         do {
             if let location = queueLocation {
-                server = Server(options: options, source: try await QueueRuns.open(location: location, workflowPath: options.workflowPath))
+                server = Server(options: options, history: try await HistoryLocation.queue(location).openHistory())
             } else {
                 server = try Server(options: options)
             }
@@ -91,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
         Self.stopOnSignals()
         do {
             try await server.run { url in
-                let line = "sequencer serve: \(url) (\(server.source.name)\(options.graphviz == nil ? ", graphs without Graphviz" : ""))\n"
+                let line = "sequencer serve: \(url) (\(server.history.name)\(options.graphviz == nil ? ", graphs without Graphviz" : ""))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 if shouldOpen { Self.openInBrowser(url) }
             }

@@ -309,7 +309,7 @@ struct JournalCommandTests {
             let table = try await cli.run(["runs"])
             #expect(table.status == 0, "\(table.output)")
             let rows = table.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-            #expect(rows.first == ["RUN", "STATE", "STARTED", "TIME", "JOBS", "OK", "UP-TO-DATE", "FAILED", "SKIPPED", "FILE"])
+            #expect(rows.first == ["RUN", "STATE", "STARTED", "TIME", "JOBS", "OK", "UP-TO-DATE", "FAILED", "CANCELLED", "SKIPPED", "WORKFLOW"])
             #expect(rows.dropFirst().map { Array($0.prefix(2)) } == [["#2", "failed"], ["#1", "succeeded"]])
             #expect(rows.dropFirst().allSatisfy { $0.last == cli.path("sequencer.yml") })
 

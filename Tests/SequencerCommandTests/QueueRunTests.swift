@@ -39,7 +39,9 @@ import Testing
             let succeeded = try await cli.run(["run", "--queue", queue, "--json"])
             #expect(succeeded.status == 0, "\(succeeded.output)")
             let report = try JSONSerialization.jsonObject(with: Data(succeeded.stdout.utf8)) as? [String: Any]
-            #expect(report?["state"] as? String == "succeeded" && report?["run"] as? Int == 2)
+            // The run as `runs --json` lists it, under `run`: one document, whatever the history.
+            let reported = report?["run"] as? [String: Any]
+            #expect(reported?["state"] as? String == "succeeded" && reported?["id"] as? Int == 2 && reported?["succeeded"] as? Int == 1)
             let reportJobs = report?["jobs"] as? [[String: Any]]
             #expect(reportJobs?.count == 1 && reportJobs?.first?["name"] as? String == "a" && reportJobs?.first?["exit"] as? String == "exit code 0")
             // `show --json` prints the same document as `run --json`.
@@ -192,7 +194,7 @@ import Testing
         let shown = try await cli.run(["show", "1", "--queue", queue, "--json"])
         let document = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
         let job = (document?["jobs"] as? [[String: Any]])?.first
-        #expect(job?["state"] as? String == "succeeded" && job?["attempts"] as? Int == 1, "\(shown.stdout)")
+        #expect(job?["status"] as? String == "succeeded" && job?["attempts"] as? Int == 1, "\(shown.stdout)")
         let stopped = try await cli.stopWorker(other)
         #expect(stopped.stderr.contains("runs another command for 'a'"), "\(stopped.stderr)")
         _ = try await cli.stopWorker(worker)

@@ -49,7 +49,7 @@ import Testing
             let shown = try await cli.run(["show", "last", "--queue", queue, "--json"])
             let document = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
             let job = (document?["jobs"] as? [[String: Any]])?.first
-            #expect(job?["state"] as? String == "succeeded" && job?["attempts"] as? Int == 2, "\(shown.stdout)\n\(firstResult.output)")
+            #expect(job?["status"] as? String == "succeeded" && job?["attempts"] as? Int == 2, "\(shown.stdout)\n\(firstResult.output)")
         }
     }
 

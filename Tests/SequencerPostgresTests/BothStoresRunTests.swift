@@ -45,6 +45,36 @@ import Testing
         }
     }
 
+    /// A run's counts tell, among its failed jobs, those that timed out, and among its
+    /// succeeded jobs, those a worker found up to date: both stores count them alike, in the
+    /// statement that counts the rest (the history's one definition of each count).
+    @Test(arguments: StoreKind.testable)
+    func aRunCountsItsTimedOutAndUpToDateJobs(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            let store = try #require(steps.store as? any RunStore)
+            let jobs = ["fresh", "built", "slow", "broken"].map { (name: $0, job: Steps.job()) }
+            let (run, ids) = try await store.createRun(NewQueueRun(workflow: "w", origin: "o"), jobs: jobs, now: 0)
+            let claimed = try await steps.claim(at: 10)
+            #expect(claimed.count == 4)
+            for job in claimed {
+                switch job.id {
+                case ids[0], ids[1]: #expect(try await steps.succeed(job, at: 20))
+                case ids[2]: #expect(try await steps.end(job, .failed(code: "timedOut", message: "timed out after 1s", retryAt: nil), at: 30))
+                default: #expect(try await steps.fail(job, at: 40))
+                }
+            }
+            for (index, outcome) in [(0, "upToDate"), (1, "succeeded")] {
+                try await store.recordAttempt(
+                    QueueAttempt(job: ids[index], attempt: 1, worker: "w1", startedAt: 10, endedAt: 20, outcome: outcome, exitCode: nil,
+                                 signal: nil, summary: outcome, output: nil))
+            }
+            let stored = try #require(try await store.run(run))
+            #expect(stored.counts == [.succeeded: 2, .failed: 2])
+            #expect(stored.upToDate == 1 && stored.timedOut == 1)
+            #expect(try await store.runs(workflow: "w", limit: nil).map { [$0.upToDate, $0.timedOut] } == [[1, 1]])
+        }
+    }
+
     /// Pages of runs by ID (the web page's "Older »"), counted and filtered by workflow.
     @Test(arguments: StoreKind.testable)
     func runsComeInPagesOlderThanAGivenRun(_ kind: StoreKind) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SequencerHistory
 @testable import SequencerServe
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
         let jobs = [(name: "first", needs: [String]()), (name: name, needs: ["first"])]
         let file = try workspace.write("app.yml", Workspace.workflowText(jobs))
         _ = try await workspace.recordLibraryRun(workflow: file, jobs: jobs)
-        let view = try #require(try await RunHistory(journalPath: workspace.journal).run(1))
+        let view = try #require(try await RunViews(history: JournalHistory(path: workspace.journal), workflowPath: nil).view(1))
         let dot = GraphView(view: view, focus: nil, whole: false).dot()
         let line = try #require(dot.split(separator: "\n").first { $0.contains("id=\"job-1\"") })
         #expect(line.contains("label=\"&amp;lt;amp&amp;gt;\""), "\(line)")

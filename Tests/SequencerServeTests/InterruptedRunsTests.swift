@@ -1,5 +1,6 @@
 import Foundation
 import Sequencer
+import SequencerHistory
 import SequencerJournal
 @testable import SequencerServe
 import SequencerTestSupport
@@ -33,22 +34,22 @@ import Testing
         let recorder = try SQLiteJournal(path: workspace.journal).beginRun(workflow: "w")
         let run = try workflow.start(RunOptions(recorder: recorder))
 
-        let history = try RunHistory(journalPath: workspace.journal)
-        let first = try await history.runsPage(workflow: nil, state: "interrupted", before: nil, limit: 2)
-        #expect(first.runs.map(\.run.id) == [4, 3] && first.older == 3)
-        #expect(first.runs.allSatisfy { $0.state == "interrupted" } && first.total == 4)
-        let second = try await history.runsPage(workflow: nil, state: "interrupted", before: first.older, limit: 2)
-        #expect(second.runs.map(\.run.id) == [2, 1] && second.older == nil)
-        let running = try await history.runsPage(workflow: nil, state: "running", before: nil, limit: 2)
-        #expect(running.runs.map(\.run.id) == [5] && running.total == 1 && running.older == nil)
-        let otherWorkflow = try await history.runsPage(workflow: "other", state: "interrupted", before: nil, limit: 2)
+        let history = JournalHistory(path: workspace.journal)
+        let first = try await history.runs(RunQuery(state: .interrupted, limit: 2))
+        #expect(first.runs.map(\.id) == [4, 3] && first.older == 3)
+        #expect(first.runs.allSatisfy { $0.state == .interrupted } && first.total == 4)
+        let second = try await history.runs(RunQuery(state: .interrupted, before: first.older, limit: 2))
+        #expect(second.runs.map(\.id) == [2, 1] && second.older == nil)
+        let running = try await history.runs(RunQuery(state: .running, limit: 2))
+        #expect(running.runs.map(\.id) == [5] && running.total == 1 && running.older == nil)
+        let otherWorkflow = try await history.runs(RunQuery(workflow: "other", state: .interrupted, limit: 2))
         #expect(otherWorkflow.runs.isEmpty && otherWorkflow.total == 0)
 
         gate.open()
         #expect(await run.report().status == .succeeded)
-        let ended = try await history.runsPage(workflow: nil, state: "running", before: nil, limit: 2)
+        let ended = try await history.runs(RunQuery(state: .running, limit: 2))
         #expect(ended.runs.isEmpty && ended.total == 0)
-        let all = try await history.runsPage(workflow: nil, state: nil, before: nil, limit: 10)
-        #expect(all.runs.map(\.state) == ["succeeded", "interrupted", "interrupted", "interrupted", "interrupted"])
+        let all = try await history.runs(RunQuery(limit: 10))
+        #expect(all.runs.map(\.state) == [.succeeded, .interrupted, .interrupted, .interrupted, .interrupted])
     }
 }

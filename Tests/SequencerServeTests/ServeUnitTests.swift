@@ -1,4 +1,5 @@
 import Foundation
+import SequencerHistory
 import Sequencer
 import SequencerQueue
 @testable import SequencerServe
@@ -83,23 +84,24 @@ import Testing
             if number % 100 == 0 { _ = try await store.cancelRun(run, now: Int64(number)) }
             ids.append(run.rawValue)
         }
-        let queue = QueueRuns(store: store, location: directory.file("queue.sqlite"), workflowPath: nil)
-        let first = try await queue.runsPage(workflow: nil, state: "cancelled", before: nil, limit: 2)
-        #expect(first.runs.map(\.run.id) == [ids[200], ids[100]])
-        #expect(first.runs.allSatisfy { $0.state == "cancelled" && $0.counts == nil })
+        let queue = QueueHistory(store: store, location: directory.file("queue.sqlite"))
+        let first = try await queue.runs(RunQuery(state: .cancelled, limit: 2))
+        #expect(first.runs.map(\.id) == [ids[200], ids[100]])
+        #expect(first.runs.allSatisfy { $0.state == .cancelled && $0.counts.retried == nil && $0.counts.cancelled == 1 })
         #expect(first.total == 250 && first.workflows == ["w"])
-        let second = try await queue.runsPage(workflow: nil, state: "cancelled", before: first.older, limit: 2)
-        #expect(second.runs.map(\.run.id) == [ids[0]] && second.older == nil)
-        let running = try await queue.runsPage(workflow: "w", state: nil, before: ids[3], limit: 2)
-        #expect(running.runs.map(\.run.id) == [ids[2], ids[1]] && running.older == ids[1])
+        let second = try await queue.runs(RunQuery(state: .cancelled, before: first.older, limit: 2))
+        #expect(second.runs.map(\.id) == [ids[0]] && second.older == nil)
+        let running = try await queue.runs(RunQuery(workflow: "w", before: ids[3], limit: 2))
+        #expect(running.runs.map(\.id) == [ids[2], ids[1]] && running.older == ids[1])
 
-        // A run's page: the durable states in the journal's words, no file from another machine.
-        let view = try #require(try await queue.run(ids[1]))
+        // A run's page: the durable states in the history's words, no file from another machine.
+        let views = RunViews(history: queue, workflowPath: nil)
+        let view = try #require(try await views.view(ids[1]))
         #expect(view.state == "running" && view.jobs.map(\.status) == ["pending"] && view.graph == nil)
         #expect(view.fileProblem?.contains("elsewhere:/w/sequencer.yml") == true)
         #expect(try await queue.cancel(ids[0]) == "run #\(ids[0]) is not running (it is cancelled)")
         #expect(try await queue.cancel(ids[1]) == nil)
-        #expect(try await queue.run(ids[1])?.state == "cancelled")
+        #expect(try await views.view(ids[1])?.state == "cancelled")
     }
 
     @Test func anUpdateCarriesOnlyWhatChanged() {

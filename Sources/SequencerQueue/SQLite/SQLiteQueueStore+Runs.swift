@@ -175,17 +175,14 @@ extension SQLiteQueueStore: RunStore {
         let rows = try Row.fetchAll(db, sql: "SELECT id, workflow, origin, info, created_at, cancelled_at FROM runs WHERE " + condition, arguments: arguments)
         guard !rows.isEmpty else { return [] }
         let ids = rows.map { $0[0] as Int64 }
-        var groups: [Int64: [(state: DurableJobState, count: Int, lastEnded: Int64?)]] = [:]
+        var groups: [Int64: [(state: DurableJobState, detail: Int, count: Int, lastEnded: Int64?)]] = [:]
         for group in try Row.fetchAll(
             db,
-            sql: """
-                SELECT run, state, count(*), max(ended_at) FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job
-                WHERE run IN (SELECT value FROM json_each(?)) GROUP BY run, state
-                """,
+            sql: QueueRun.countsByState(prefix: "") + " WHERE run IN (SELECT value FROM json_each(?)) GROUP BY run, state, detail",
             arguments: [Self.jsonArray(ids)])
         {
             guard let state = DurableJobState(rawValue: group[1]) else { continue }
-            groups[group[0], default: []].append((state, group[2], group[3]))
+            groups[group[0], default: []].append((state, group[2], group[3], group[4]))
         }
         return rows.map { row in
             QueueRun(

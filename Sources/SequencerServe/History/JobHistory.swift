@@ -1,38 +1,48 @@
-public import SequencerJournal
+import SequencerHistory
+
+/// One job in one run: its status and how long it ran (nil: it did not run).
+public struct JobSample: Sendable, Equatable {
+    public let run: Int64
+    public let status: String
+    public let duration: Double?
+
+    init(run: Int64, job: HistoryJob) {
+        self.run = run
+        status = job.state.rawValue
+        duration = job.state == .upToDate ? nil : job.duration
+    }
+
+    init(run: Int64, status: String, duration: Double?) {
+        (self.run, self.status, self.duration) = (run, status, duration)
+    }
+}
 
 /// Jobs across runs: two runs side by side, and a job's last runs.
 extension RunHistory {
-    /// One job in one run: its status and how long it ran (nil: it did not run).
-    public struct Sample: Sendable, Equatable {
-        public let run: Int64
-        public let status: String
-        public let duration: Double?
-    }
-
     /// The runs of `workflow` up to `run` (newest first, at most `limit`), with each of
     /// `names`'s samples in them, oldest first.
-    public func history(of names: Set<String>, workflow: String, upTo run: Int64, limit: Int) throws -> (runs: [Int64], samples: [String: [Sample]]) {
-        let runs = try journal.runs(workflow: workflow, status: nil, before: run + 1, limit: limit).map(\.id)
-        var samples: [String: [Sample]] = [:]
+    func samples(of names: Set<String>, workflow: String, upTo run: Int64, limit: Int) async throws -> (runs: [Int64], samples: [String: [JobSample]]) {
+        let runs = try await self.runs(RunQuery(workflow: workflow, before: run + 1, limit: limit)).runs.map(\.id)
+        var samples: [String: [JobSample]] = [:]
         for id in runs.reversed() {
-            for job in try journal.jobs(of: id) where names.contains(job.name) {
-                samples[job.name, default: []].append(Sample(run: id, status: job.status, duration: job.status == "upToDate" ? nil : job.duration))
+            for job in try await jobs(of: id) where names.contains(job.name) {
+                samples[job.name, default: []].append(JobSample(run: id, job: job))
             }
         }
         return (runs, samples)
     }
 
     /// The run of the same workflow just before `run`, if any.
-    public func previousRun(of run: JournalRun) throws -> Int64? {
-        try journal.runs(workflow: run.workflow, status: nil, before: run.id, limit: 1).first?.id
+    func previousRun(of run: HistoryRun) async throws -> Int64? {
+        try await runs(RunQuery(workflow: run.workflow, before: run.id, limit: 1)).runs.first?.id
     }
 }
 
 /// How a job differs between two runs.
 struct JobDifference: Equatable {
     let name: String
-    let before: RunHistory.Sample?
-    let after: RunHistory.Sample?
+    let before: JobSample?
+    let after: JobSample?
     /// The job's fingerprint in each run (nil: not known, as for a job that never started).
     var fingerprints: (before: String?, after: String?) = (nil, nil)
     /// Why it ran in the later run, in `--explain`'s words.
@@ -64,8 +74,8 @@ struct JobDifference: Equatable {
         _ a: RunView, _ b: RunView, fingerprints: (before: [String: String], after: [String: String]) = ([:], [:]),
         reasons: [String: String] = [:]
     ) -> [JobDifference] {
-        func sample(_ view: RunView, _ job: RunView.Job) -> RunHistory.Sample {
-            RunHistory.Sample(run: view.run.id, status: job.status, duration: job.status == "upToDate" ? nil : job.record?.duration)
+        func sample(_ view: RunView, _ job: RunView.Job) -> JobSample {
+            job.record.map { JobSample(run: view.run.id, job: $0) } ?? JobSample(run: view.run.id, status: job.status, duration: nil)
         }
         var names = b.jobs.map(\.name)
         let known = Set(names)

@@ -1,5 +1,4 @@
 import Foundation
-import SequencerJournal
 
 /// A run as JSON for the page's script: times in milliseconds from the run's start, jobs by
 /// index. ``Update`` is what changed since an earlier document, sent while the run runs.

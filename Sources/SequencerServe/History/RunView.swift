@@ -1,79 +1,85 @@
 import Foundation
+public import SequencerHistory
 public import SequencerJournal
 
-/// A run as its page shows it: every job of the run in the file's order (those the journal
-/// has not heard of yet as pending), with its lane, needs and attempts, and the critical path.
+/// A run as its page shows it: every job of the run in the file's order (those its history has
+/// not heard of yet as pending), with its lane, needs and attempts, and the critical path.
 public struct RunView: Sendable {
-    public let run: JournalRun
-    public let state: String
+    public let run: HistoryRun
+    /// The run's state, as the pages write it.
+    public var state: String { run.state.rawValue }
     /// The jobs, in the order the page lists them; their positions are the page's indices.
     public internal(set) var jobs: [Job]
-    public let lanes: [JournalGraph.Lane]
+    public let lanes: [HistoryGraph.Lane]
     /// The lanes, needs and commands: the run's own (`graphRecorded`), or, for a run recorded
     /// before the journal kept graphs and a queue's, the file's as it is now; nil when there is
     /// none (`fileProblem` says why).
-    public let graph: JournalGraph?
+    public let graph: HistoryGraph?
     /// Whether ``graph`` is the one the run recorded rather than the file's as it is now.
     public let graphRecorded: Bool
     public let fileProblem: String?
     /// The indices of the critical path's jobs, in order.
     public let critical: [Int]
-    /// Where a queue's run was submitted from (`HOST:PATH`); nil for a journal's.
-    public var origin: String?
+    /// Whether the run checked its jobs (so each job's reason says why it ran); nil when not
+    /// known (a run older than the journal's checks).
+    public let checked: Bool?
     private let index: [String: Int]
+
+    /// Where a queue's run was submitted from (`HOST:PATH`); nil for a journal's.
+    public var origin: String? { run.origin }
 
     public struct Job: Sendable {
         public let name: String
         /// `pending` for a job of the run that has not started.
         public var status: String
-        public var record: JournalJob?
+        public var record: HistoryJob?
         public let lane: Int?
         public let needs: [Int]
-        public var attempts: [JournalAttempt]
+        public var attempts: [HistoryAttempt]
         /// The graph's declaration of it, when the graph has the job.
-        public let declared: JournalGraph.Job?
+        public let declared: HistoryGraph.Job?
         /// The worker that ran each attempt, by attempt number (a queue's runs).
-        public var workers: [Int: String] = [:]
-        /// Its durable job's ID (a queue's runs).
-        public var queueID: Int64?
+        public var workers: [Int: String] {
+            var workers: [Int: String] = [:]
+            for attempt in attempts { if let worker = attempt.worker { workers[attempt.attempt] = worker } }
+            return workers
+        }
     }
 
-    init(
-        run: JournalRun, state: String, names: [String], jobs records: [JournalJob], attempts: [JournalAttempt],
-        graph: JournalGraph?, graphRecorded: Bool, fileProblem: String?, critical: [String]
-    ) {
-        self.run = run
-        self.state = state
+    /// The view of `record`, drawn with `graph` (the run's own when `graphRecorded`).
+    init(record: RunRecord, graph: HistoryGraph?, graphRecorded: Bool, fileProblem: String?) {
+        run = record.run
         self.graph = graph
         self.graphRecorded = graphRecorded
         self.fileProblem = fileProblem
+        checked = record.checked
         lanes = graph?.lanes ?? []
-        var declared: [String: JournalGraph.Job] = [:]
+        var declared: [String: HistoryGraph.Job] = [:]
         for job in graph?.jobs ?? [] where declared[job.name] == nil { declared[job.name] = job }
         // The run's jobs (its sessions' names), then children added as it ran.
-        var order = names
+        var order = record.names
         var index: [String: Int] = [:]
         for (position, name) in order.enumerated() { index[name] = position }
-        for record in records where index[record.name] == nil {
-            index[record.name] = order.count
-            order.append(record.name)
+        for job in record.jobs where index[job.name] == nil {
+            index[job.name] = order.count
+            order.append(job.name)
         }
-        var byName: [String: JournalJob] = [:]
-        for record in records { byName[record.name] = record }
-        var attemptsByJob: [String: [JournalAttempt]] = [:]
-        for attempt in attempts { attemptsByJob[attempt.job, default: []].append(attempt) }
+        var byName: [String: HistoryJob] = [:]
+        for job in record.jobs { byName[job.name] = job }
+        var attemptsByJob: [String: [HistoryAttempt]] = [:]
+        for attempt in record.attempts { attemptsByJob[attempt.job, default: []].append(attempt) }
         let laneIndex = Dictionary(lanes.enumerated().map { ($1.name, $0) }) { first, _ in first }
         self.jobs = order.map { name in
             let declaration = declared[name]
-            let record = byName[name]
+            let job = byName[name]
             return Job(
-                name: name, status: record?.status ?? "pending", record: record,
+                name: name, status: job?.state.rawValue ?? JobState.pending.rawValue, record: job,
                 lane: declaration?.lane.flatMap { laneIndex[$0] },
                 needs: (declaration?.needs ?? []).compactMap { index[$0] },
                 attempts: attemptsByJob[name] ?? [], declared: declaration)
         }
         self.index = index
-        self.critical = critical.compactMap { index[$0] }
+        self.critical = graph.map { record.criticalPath(graph: $0).compactMap { index[$0.job.rawValue] } } ?? []
     }
 
     public func job(named name: String) -> Job? { index[name].map { jobs[$0] } }

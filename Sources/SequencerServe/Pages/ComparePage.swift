@@ -5,7 +5,7 @@ struct ComparePage {
     let after: RunView
     let differences: [JobDifference]
     let showAll: Bool
-    let history: (runs: [Int64], samples: [String: [RunHistory.Sample]])
+    let history: (runs: [Int64], samples: [String: [JobSample]])
 
     static let historyRuns = 20
     static let shownRows = 500
@@ -59,7 +59,7 @@ struct ComparePage {
     }
 
     /// A job's times as bars, tallest the longest, coloured by status, each linking its run.
-    static func sparkline(_ samples: [RunHistory.Sample]) -> String {
+    static func sparkline(_ samples: [JobSample]) -> String {
         let longest = samples.compactMap(\.duration).max() ?? 0
         var html = "<span class=\"spark\">"
         for sample in samples {

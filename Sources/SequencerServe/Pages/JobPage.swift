@@ -1,15 +1,14 @@
 import Foundation
-import SequencerJournal
+import SequencerHistory
 
 /// A job of a run: what it ran, how each attempt ended, and its output.
 struct JobPage {
     let view: RunView
     let job: RunView.Job
     /// Its times in the workflow's last runs, oldest first.
-    let history: [RunHistory.Sample]
-    /// How the run checked its jobs (why each ran), as the journal recorded it; nil when the
-    /// source keeps no checks (a queue's runs).
-    let checks: JournalJobChecks?
+    let history: [JobSample]
+    /// Whether its history keeps why jobs ran (a journal's does, a queue's does not).
+    let keepsChecks: Bool
     /// What each attempt printed (its end), by attempt number.
     let outputs: [Int: AttemptOutput]
 
@@ -56,11 +55,10 @@ struct JobPage {
     /// Why the job ran or did not, as HTML: the reason `sequencer run --explain` printed (as
     /// text of its own, `#job-reason`), or why there is none.
     var why: String? {
-        checks.map { checks in
-            Self.why(
-                status: job.status, ran: !job.attempts.isEmpty, error: record?.error, added: record?.parent != nil,
-                reason: checks.jobs[job.name]?.reason, checked: checks.checked)
-        }
+        guard keepsChecks else { return nil }
+        return Self.why(
+            status: job.status, ran: !job.attempts.isEmpty, error: record?.error, added: record?.parent != nil,
+            reason: record?.reason, checked: view.checked)
     }
 
     /// ``why`` from its parts: the job's status, whether an attempt of it ended, its error,
@@ -82,7 +80,7 @@ struct JobPage {
         }
     }
 
-    private var record: JournalJob? { job.record }
+    private var record: HistoryJob? { job.record }
 
     private func jobLink(_ name: String) -> String {
         "<a href=\"/runs/\(view.run.id)/job?name=\(HTML.escape(HTML.query(name)))\">\(HTML.escape(name))</a>"
@@ -107,7 +105,7 @@ struct JobPage {
         return html + "</tbody></table>\n"
     }
 
-    private func output(of attempt: JournalAttempt) -> String {
+    private func output(of attempt: HistoryAttempt) -> String {
         let html = "<section class=\"output\" data-attempt=\"\(attempt.attempt)\"><h2>Output of attempt \(attempt.attempt)</h2>"
         switch outputs[attempt.attempt] ?? .nothing {
         case .nothing:

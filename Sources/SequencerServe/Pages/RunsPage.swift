@@ -1,7 +1,9 @@
+import SequencerHistory
+
 /// The list of runs: filters in the URL, one indexed page at a time.
 struct RunsPage {
-    let page: RunHistory.RunsPage
-    /// The states the source filters by.
+    let page: SequencerHistory.RunsPage
+    /// The states the history filters by.
     let states: [String]
     let workflow: String?
     let state: String?
@@ -29,16 +31,16 @@ struct RunsPage {
             <th>Jobs</th><th>Ran</th><th>Up to date</th><th>Failed</th><th>Retried</th><th>Workflow</th></tr></thead><tbody>
 
             """
-        for summary in page.runs {
-            let run = summary.run
+        for run in page.runs {
+            let counts = run.counts
             body += """
-                <tr data-run="\(run.id)" data-state="\(HTML.escape(summary.state))"><td><a href="/runs/\(run.id)">#\(run.id)</a></td>\
-                <td>\(HTML.badge(summary.state))</td><td>\(HTML.time(run.startedAt))</td>\
+                <tr data-run="\(run.id)" data-state="\(run.state)"><td><a href="/runs/\(run.id)">#\(run.id)</a></td>\
+                <td>\(HTML.badge(run.state.rawValue))</td><td>\(HTML.time(run.startedAt))</td>\
                 <td class="num" data-seconds="\(run.duration.map { String($0) } ?? "")">\(HTML.duration(run.duration))</td>\
-                <td class="num" data-key="jobs">\(run.jobCount)</td><td class="num" data-key="ran">\(summary.ran)</td>\
-                <td class="num" data-key="upToDate">\(summary.counts.map { "\($0.upToDate)" } ?? "–")</td>\
-                <td class="num" data-key="failed">\(summary.failed)</td>\
-                <td class="num" data-key="retried">\(summary.counts.map { "\($0.retried)" } ?? "–")</td><td class="path">\(HTML.escape(run.workflow))</td></tr>
+                <td class="num" data-key="jobs">\(counts.jobs)</td><td class="num" data-key="ran">\(counts.ran)</td>\
+                <td class="num" data-key="upToDate">\(counts.upToDate)</td>\
+                <td class="num" data-key="failed">\(counts.failures)</td>\
+                <td class="num" data-key="retried">\(counts.retried.map { "\($0)" } ?? "–")</td><td class="path">\(HTML.escape(run.workflow))</td></tr>
 
                 """
         }

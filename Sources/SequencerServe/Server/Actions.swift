@@ -20,7 +20,7 @@ extension Server {
             try await act(request, context: context) { id in try await resume(id) }
         }
         router.post("/runs/:id/cancel") { request, context in
-            try await act(request, context: context) { id in try await read { try await source.cancel(id) } }
+            try await act(request, context: context) { id in try await read { try await history.cancel(id) } }
         }
     }
 
@@ -55,8 +55,8 @@ extension Server {
 
     /// Nil when done; else why not.
     private func resume(_ id: Int64) async throws -> String? {
-        guard let history else { return "a queue's runs are not resumed from here: submit the workflow again" }
-        guard let view = try await history.run(id) else { return "there is no run #\(id)" }
+        guard let journal else { return "a queue's runs are not resumed from here: submit the workflow again" }
+        guard let view = try await views.view(id) else { return "there is no run #\(id)" }
         guard !WorkflowPage.isNinjaManifest(view.run.workflow) else {
             return "run #\(id) is a ninja build: build again (`sequencer ninja`) to finish it"
         }
@@ -68,7 +68,7 @@ extension Server {
         // follows it live (or after 10 s, or as soon as the resume gives up).
         let sessions = view.run.sessions
         for _ in 0..<200 {
-            if let run = try history.journal.run(id), run.sessions > sessions || run.status == "running" { break }
+            if let run = try journal.run(id), run.sessions > sessions || run.status == "running" { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         return nil
@@ -103,7 +103,7 @@ extension Server {
     }
 
     private func resumePreview(id: Int64) async throws -> Response {
-        guard let history, let view = try await history.run(id) else {
+        guard journal != nil, let view = try await views.view(id) else {
             return Self.plain(.notFound, "there is no run #\(id)\n")
         }
         return Self.html(ResumePreview(view: view).html(token: options.token))

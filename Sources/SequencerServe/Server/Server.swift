@@ -3,6 +3,7 @@ import Sequencer
 import Hummingbird
 import Logging
 import SequencerJournal
+public import SequencerHistory
 import SequencerQueue
 import SequencerWorkflowFile
 
@@ -16,7 +17,9 @@ import SequencerWorkflowFile
 public struct Server: Sendable {
     let options: ServeOptions
     /// Where the runs come from.
-    public let source: any RunSource
+    public let history: any RunHistory
+    /// Its runs as the pages show them.
+    let views: RunViews
     let graphviz: Graphviz
     let port = Locked<Int?>(nil)
 
@@ -25,25 +28,23 @@ public struct Server: Sendable {
     /// creates it; serving creates nothing.
     /// - Throws: ``JournalError`` when the journal is there but cannot be read.
     public init(options: ServeOptions) throws {
-        if FileManager.default.fileExists(atPath: options.journalPath) {
-            self.init(options: options, source: try RunHistory(journalPath: options.journalPath))
-        } else {
-            self.init(options: options, source: UnrecordedJournal(path: options.journalPath))
-        }
+        let history = JournalHistory(path: options.journalPath)
+        _ = try history.journal()
+        self.init(options: options, history: history)
     }
 
-    /// A server of the runs of `source`.
-    public init(options: ServeOptions, source: any RunSource) {
+    /// A server of the runs of `history`.
+    public init(options: ServeOptions, history: any RunHistory) {
         self.options = options
-        self.source = source
+        self.history = history
+        views = RunViews(history: history, workflowPath: options.workflowPath)
         graphviz = Graphviz(executable: options.graphviz)
     }
 
     /// The journal, when the runs come from one (and, for a file that never ran, once a run
-    /// has created it): compare, history, reasons and resume need it.
-    var history: RunHistory? {
-        if let history = source as? RunHistory { return history }
-        return try? (source as? UnrecordedJournal)?.history()
+    /// has created it): compare and resume need it.
+    var journal: SQLiteJournal? {
+        try? (history as? JournalHistory)?.journal()
     }
 
     /// Serves until the process is interrupted; `ready` gets the page's address once the
@@ -86,7 +87,7 @@ public struct Server: Sendable {
         actionRoutes(router)
         router.get("/workflow") { request, _ in try await workflowPage(request) }
         // Its reads are many: all of them on a Dispatch thread.
-        router.get("/compare") { request, _ in try await offThread { try comparePage(request) } }
+        router.get("/compare") { request, _ in try await comparePage(request) }
         router.get("/assets/app.js") { _, _ in Self.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/assets/style.css") { _, _ in Self.asset(Assets.style, type: "text/css; charset=utf-8") }
     }
@@ -95,41 +96,41 @@ public struct Server: Sendable {
 
     private func runsPage(_ request: Request) async throws -> Response {
         let query = Query(request.uri.query)
-        let states = source.states
-        let state = query["state"].flatMap { states.contains($0) ? $0 : nil }
+        let states = history.states
+        let state = query["state"].flatMap(RunState.init(rawValue:)).flatMap { states.contains($0) ? $0 : nil }
         let before = query["before"].flatMap(Int64.init)
-        let page = try await read { try await source.runsPage(workflow: query["workflow"], state: state, before: before, limit: 50) }
-        let html = RunsPage(page: page, states: states, workflow: query["workflow"], state: state, before: before).html(token: options.token)
+        let page = try await read { try await history.runs(RunQuery(workflow: query["workflow"], state: state, before: before, limit: 50)) }
+        let html = RunsPage(page: page, states: states.map(\.rawValue), workflow: query["workflow"], state: state?.rawValue, before: before)
+            .html(token: options.token)
         return Self.html(html)
     }
 
     private func runPage(_ request: Request, id: Int64) async throws -> Response {
-        guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
-        let previous = try await read { [history] in try await offThread { try history?.previousRun(of: view.run) } }
+        guard let view = try await read({ try await views.view(id) }) else { return notFound("There is no run #\(id).") }
+        let previous = try await read { try await history.previousRun(of: view.run) }
         // A ninja build is built again, not resumed: `sequencer ninja` finishes what it left.
-        let resumes = source.resumes && !WorkflowPage.isNinjaManifest(view.run.workflow)
+        let resumes = history.resumes && !WorkflowPage.isNinjaManifest(view.run.workflow)
         let page = RunPage(view: view, focus: Query(request.uri.query)["focus"], previous: previous, resumes: resumes)
         return Self.html(page.html(token: options.token))
     }
 
     private func jobPage(_ request: Request, id: Int64) async throws -> Response {
-        guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
+        guard let view = try await read({ try await views.view(id) }) else { return notFound("There is no run #\(id).") }
         let name = Query(request.uri.query)["name"] ?? ""
         guard let job = view.job(named: name) else { return notFound("Run #\(id) has no job '\(name)'.") }
-        // What only a journal keeps: the job's last runs, and how its run checked it.
-        let (past, checks) = try await read { [history] in
-            try await offThread { () -> ([RunHistory.Sample]?, JournalJobChecks?) in
-                guard let history else { return (nil, nil) }
-                let past = try history.history(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns)
-                return (past.samples[name], try history.journal.jobChecks(of: id))
-            }
-        }
+        let past = try await read { try await history.samples(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns) }
         var outputs: [Int: AttemptOutput] = [:]
         for attempt in job.attempts {
-            outputs[attempt.attempt] = try await read { try await source.output(of: attempt, job: job, run: id, last: JobPage.shownBytes) }
+            outputs[attempt.attempt] = try await read { try await output(of: attempt, run: id, last: JobPage.shownBytes) }
         }
-        let page = JobPage(view: view, job: job, history: past ?? [], checks: checks, outputs: outputs)
+        let page = JobPage(view: view, job: job, history: past.samples[name] ?? [], keepsChecks: history is JournalHistory, outputs: outputs)
         return Self.html(page.html(token: options.token))
+    }
+
+    /// What `attempt` of run `id` printed (its last `limit` bytes).
+    private func output(of attempt: HistoryAttempt, run id: Int64, last limit: Int?) async throws -> AttemptOutput {
+        guard let record = try await history.run(id) else { return .nothing }
+        return try await history.output(of: attempt, in: record, last: limit)
     }
 
     /// An attempt's output, byte for byte.
@@ -138,12 +139,12 @@ public struct Server: Sendable {
         guard let name = query["name"], let number = query["attempt"].flatMap(Int.init) else {
             return notFound("Name a job and an attempt.")
         }
-        let job = try await read { try await source.run(id)?.job(named: name) }
+        let job = try await read { try await views.view(id)?.job(named: name) }
         guard let job, let attempt = job.attempts.first(where: { $0.attempt == number }) else {
             return notFound("Run #\(id) has no attempt \(number) of job '\(name)'.")
         }
         let data: Data
-        switch try await read({ try await source.output(of: attempt, job: job, run: id, last: nil) }) {
+        switch try await read({ try await output(of: attempt, run: id, last: nil) }) {
         case .nothing: data = Data()
         case .gone(let why): return notFound(why)
         case .bytes(let bytes, _): data = bytes
@@ -161,7 +162,7 @@ public struct Server: Sendable {
     /// The focused graph as JSON: the drawn jobs, the hidden counts, and Graphviz's SVG (or
     /// why there is none: the page then draws it itself).
     private func graph(_ request: Request, id: Int64) async throws -> Response {
-        guard let view = try await read({ try await source.run(id) }) else { return notFound("There is no run #\(id).") }
+        guard let view = try await read({ try await views.view(id) }) else { return notFound("There is no run #\(id).") }
         let query = Query(request.uri.query)
         let focus = GraphView(view: view, focus: query["focus"], whole: query["whole"] != nil)
         var svg: String?
@@ -174,33 +175,36 @@ public struct Server: Sendable {
         return Self.json(focus.document(svg: svg, problem: problem))
     }
 
-    /// Two runs compared: `b`, and `a` (by default the run of the same file before it). It
-    /// blocks on the journal's reads.
-    private func comparePage(_ request: Request) throws -> Response {
-        guard let history else { return notFound("Comparing runs needs a journal: a queue keeps no history of a workflow's jobs.") }
+    /// Two runs compared: `b`, and `a` (by default the run of the same file before it).
+    private func comparePage(_ request: Request) async throws -> Response {
+        guard let journal else { return notFound("Comparing runs needs a journal: a queue keeps no fingerprints of a run's jobs.") }
         let query = Query(request.uri.query)
-        guard let b = query["b"].flatMap(Int64.init), let after = try read({ try history.readRun(b) }) else {
+        guard let b = query["b"].flatMap(Int64.init), let after = try await read({ try await views.view(b) }) else {
             return notFound("Name the run to compare: /compare?a=RUN&b=RUN.")
         }
-        guard let a = try query["a"].flatMap(Int64.init) ?? read({ try history.previousRun(of: after.run) }),
-              let before = try read({ try history.readRun(a) })
-        else { return notFound("Run #\(b) has no run before it to compare with.") }
-        let journal = history.journal
-        let fingerprints = try read {
-            (try journal.fingerprints(of: before.jobs.map(\.name), in: before.run), try journal.fingerprints(of: after.jobs.map(\.name), in: after.run))
+        let previous = try await read { try await history.previousRun(of: after.run) }
+        guard let a = query["a"].flatMap(Int64.init) ?? previous, let before = try await read({ try await views.view(a) }) else {
+            return notFound("Run #\(b) has no run before it to compare with.")
         }
-        let reasons = try read { try journal.jobChecks(of: b).jobs.compactMapValues(\.reason) }
+        // A job up to date in a run has the fingerprint the earlier run checked: the journal
+        // looks back for it.
+        let fingerprints = try await read {
+            try await offThread {
+                (try journal.fingerprints(of: before.jobs.map(\.name), inRun: a), try journal.fingerprints(of: after.jobs.map(\.name), inRun: b))
+            }
+        }
+        let reasons = after.jobs.reduce(into: [String: String]()) { reasons, job in reasons[job.name] = job.record?.reason }
         let differences = JobDifference.between(before, after, fingerprints: fingerprints, reasons: reasons)
         let showAll = query["all"] != nil
         let names = Set((showAll ? differences : differences.filter(\.differs)).prefix(ComparePage.shownRows).map(\.name))
-        let past = try read { try history.history(of: names, workflow: after.run.workflow, upTo: b, limit: ComparePage.historyRuns) }
+        let past = try await read { try await history.samples(of: names, workflow: after.run.workflow, upTo: b, limit: ComparePage.historyRuns) }
         return Self.html(ComparePage(before: before, after: after, differences: differences, showAll: showAll, history: past).html(token: options.token))
     }
 
     /// A workflow file checked: the one given to `serve`, or one the journal's runs name.
     private func workflowPage(_ request: Request) async throws -> Response {
         var known: [String] = []
-        if let history { known = try await read { try await offThread { try history.journal.workflows() } } }
+        if history is JournalHistory { known = try await read { try await history.runs(RunQuery(limit: 0)).workflows } }
         if let own = options.workflowPath, !known.contains(own) { known.insert(own, at: 0) }
         guard let path = Query(request.uri.query)["file"] ?? options.workflowPath ?? known.first else {
             return notFound("No workflow file: start sequencer serve with -f FILE, or record a run.")
@@ -221,16 +225,6 @@ public struct Server: Sendable {
     // MARK: - Responses
 
     /// `body`'s value; a journal's or a queue's error is the server's (500), with its message.
-    func read<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as JournalError {
-            throw HTTPError(.internalServerError, message: "\(error)")
-        } catch let error as QueueError {
-            throw HTTPError(.internalServerError, message: "\(error)")
-        }
-    }
-
     func read<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

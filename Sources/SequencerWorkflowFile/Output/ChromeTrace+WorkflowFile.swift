@@ -29,12 +29,12 @@ extension ChromeTrace {
         self.init(Self.input(file: file, attempts: attempts, statuses: statuses, criticalPath: path, spans: spans))
     }
 
-    /// Lays out a past run's attempts (from a journal), without its report.
+    /// Lays out attempts with a critical path given apart (the tests' way to draw one path).
     ///
     /// - Parameters:
     ///   - statuses: how each job ended, by name.
     ///   - criticalPath: the critical path (``CriticalPath/steps(of:)`` over the run's jobs).
-    public init(file: WorkflowFile, attempts: [AttemptRecord], statuses: [String: String], criticalPath: [CriticalPath.Step]) {
+    package init(file: WorkflowFile, attempts: [AttemptRecord], statuses: [String: String], criticalPath: [CriticalPath.Step]) {
         self.init(Self.input(file: file, attempts: attempts, statuses: statuses, criticalPath: criticalPath, spans: [:]))
     }
 
