@@ -67,6 +67,7 @@ let package = Package(
             name: "SequencerJournal",
             dependencies: [
                 "Sequencer",
+                "SequencerHistory",
                 "SequencerSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -75,13 +76,14 @@ let package = Package(
         ),
         .target(
             name: "SequencerQueue",
-            dependencies: ["Sequencer", "SequencerSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Sequencer", "SequencerHistory", "SequencerSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .target(
             name: "SequencerPostgres",
             dependencies: [
                 "SequencerQueue",
+                "SequencerHistory",
                 "Sequencer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -89,7 +91,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // One model of a run, read from the journal or a queue (SQLite or PostgreSQL) alike.
-        .target(name: "SequencerHistory", dependencies: ["Sequencer", "SequencerJournal", "SequencerQueue"], swiftSettings: strict),
+        .target(name: "SequencerHistory", dependencies: ["Sequencer"], swiftSettings: strict),
         // Where runs are kept, opened from a path or a URL; the runner of workflow files.
         .target(
             name: "SequencerRunner",
@@ -98,13 +100,13 @@ let package = Package(
         ),
         .target(
             name: "SequencerBuild",
-            dependencies: ["Sequencer", "SequencerWorkflowFile", "SequencerJournal"],
+            dependencies: ["Sequencer", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal"],
             swiftSettings: strict
         ),
         // The ninja manifest language, its semantics and tools (`sequencer ninja`).
         .target(
             name: "SequencerNinja",
-            dependencies: ["Sequencer", "SequencerProcess", "SequencerJournal", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Sequencer", "SequencerProcess", "SequencerHistory", "SequencerJournal", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -214,7 +216,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerJournalTests",
-            dependencies: ["SequencerJournal", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SequencerJournal", "SequencerHistory", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
@@ -228,6 +230,7 @@ let package = Package(
             name: "SequencerPostgresTests",
             dependencies: [
                 "SequencerPostgres",
+                "SequencerHistory",
                 "PostgresTestSupport",
                 "SequencerQueue",
                 "Sequencer",
@@ -250,7 +253,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerBuildTests",
-            dependencies: ["SequencerBuild", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerBuild", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

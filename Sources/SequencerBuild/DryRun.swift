@@ -2,6 +2,7 @@ import Foundation
 import Sequencer
 public import SequencerJournal
 public import SequencerWorkflowFile
+public import SequencerHistory
 
 /// What a run of a workflow file would do, found without running anything: for each job, in
 /// the order the run adds them (file order, needs first), whether it would run, may run, or
@@ -66,7 +67,7 @@ public struct DryRun: Sendable {
     ///   - force: Whether every job runs (`--force`).
     /// - Complexity: O(jobs + needs + fingerprint parts), plus hashing the inputs.
     public init(
-        file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions, force: Bool
+        file: WorkflowFile, stored: [String: Fingerprint], hasher: FileHasher, expansions: PatternExpansions, force: Bool
     ) {
         let reasons = Locked<[String: String]>([:])
         let check = UpToDate(
@@ -166,7 +167,7 @@ private struct Plan {
     }
 
     /// Notes a job's fate: the files it writes when it runs, and its fingerprint.
-    mutating func note(_ fate: DryRun.Job, of job: WorkflowFile.Job, stored: JournalFingerprint?, directory: String) {
+    mutating func note(_ fate: DryRun.Job, of job: WorkflowFile.Job, stored: Fingerprint?, directory: String) {
         let word = fate.runs ? "would run" : fate.mayRun ? "may run" : nil
         if let stored { lastFingerprints[job.name] = stored.fingerprint }
         guard let word else { return }

@@ -3,6 +3,7 @@ import Sequencer
 import Synchronization
 public import SequencerJournal
 public import SequencerWorkflowFile
+public import SequencerHistory
 
 /// Up-to-date checks with ninja's and llbuild's meaning: a job with `outputs` is skipped when
 /// its fingerprint equals the fingerprint of its last success and all its outputs exist.
@@ -25,7 +26,7 @@ public import SequencerWorkflowFile
 /// ```
 public final class UpToDate: UpToDateCheck {
     private let file: WorkflowFile
-    private let stored: [String: JournalFingerprint]
+    private let stored: [String: Fingerprint]
     private let hasher: FileHasher
     private let expansions: PatternExpansions
     private let recorder: any FingerprintRecorder
@@ -56,7 +57,7 @@ public final class UpToDate: UpToDateCheck {
     ///     declared output a job that succeeded did not write (warnings: the job then runs
     ///     every time until it is mended).
     public init(
-        file: WorkflowFile, stored: [String: JournalFingerprint], hasher: FileHasher, expansions: PatternExpansions,
+        file: WorkflowFile, stored: [String: Fingerprint], hasher: FileHasher, expansions: PatternExpansions,
         recorder: any FingerprintRecorder, force: Bool, explain: (@Sendable (String, String) -> Void)?,
         warn: (@Sendable (Diagnostic) -> Void)? = nil
     ) {
@@ -185,7 +186,7 @@ public final class UpToDate: UpToDateCheck {
     /// without the words, for the pass over every job.
     /// Each output it looks at goes in `seen`, when there is one.
     private func outputsUnchanged(
-        of job: WorkflowFile.Job, since last: JournalFingerprint, reader: StampReader, seen: inout [UpToDateState.File]?
+        of job: WorkflowFile.Job, since last: Fingerprint, reader: StampReader, seen: inout [UpToDateState.File]?
     ) -> Bool {
         let directory = file.directory(of: job)
         var stamp: [UInt8] = []
@@ -208,7 +209,7 @@ public final class UpToDate: UpToDateCheck {
 
     /// Why an output of `job` is not as its last success left it (missing, or written since);
     /// nil when they all are.
-    private func changedOutput(of job: WorkflowFile.Job, since last: JournalFingerprint) -> String? {
+    private func changedOutput(of job: WorkflowFile.Job, since last: Fingerprint) -> String? {
         let directory = file.directory(of: job)
         for entry in job.outputEntries {
             let output = entry.path

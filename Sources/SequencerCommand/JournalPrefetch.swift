@@ -1,6 +1,7 @@
 import Foundation
 import SequencerJournal
 import Synchronization
+import SequencerHistory
 
 /// The journal of a run, opened and read on a thread of its own while the workflow file loads:
 /// at 10,000 jobs, reading the fingerprints takes as long as loading the file, and a no-op run
@@ -18,7 +19,7 @@ final class JournalPrefetch: Sendable {
     struct Read: Sendable {
         let journal: SQLiteJournal
         let version: Int
-        let fingerprints: [String: JournalFingerprint]
+        let fingerprints: [String: Fingerprint]
         let fileHashes: [String: (stamp: FileStamp, hash: String)]
     }
 

@@ -4,6 +4,7 @@ import SequencerBuild
 import SequencerJournal
 import SequencerQueue
 import SequencerWorkflowFile
+import SequencerHistory
 
 /// A worker's up-to-date check of one attempt, against the fingerprints kept in the queue: the
 /// same rule as a local run's (``UpToDate``), with what every worker reads and writes shared.
@@ -17,10 +18,10 @@ struct QueueUpToDate {
 
     /// Where ``UpToDate`` leaves the fingerprint of a success, for the queue.
     final class Recorded: FingerprintRecorder {
-        let fingerprint = Locked<QueueFingerprint?>(nil)
+        let fingerprint = Locked<Fingerprint?>(nil)
 
         func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String]) {
-            self.fingerprint.withLock { $0 = QueueFingerprint(fingerprint: fingerprint, parts: parts, outputs: outputs) }
+            self.fingerprint.withLock { $0 = Fingerprint(fingerprint: fingerprint, parts: parts, outputs: outputs) }
         }
     }
 
@@ -29,9 +30,7 @@ struct QueueUpToDate {
         guard !job.outputs.isEmpty else { return nil }
         // The job's own and its needs': all that its check reads.
         let names = [job.name] + job.needs.map(\.name)
-        let stored = try await store.fingerprints(workflow: workflow, jobs: names).mapValues {
-            JournalFingerprint(fingerprint: $0.fingerprint, parts: $0.parts, outputs: $0.outputs, runID: 0)
-        }
+        let stored = try await store.fingerprints(workflow: workflow, jobs: names)
         let recorded = Recorded()
         self.store = store
         self.workflow = workflow

@@ -6,6 +6,7 @@ import SequencerJournal
 import SequencerOutput
 import SequencerProcess
 import SequencerWorkflowFile
+import SequencerHistory
 
 /// One run of a workflow file, new or resumed: progress, signals, the journal, the summary.
 struct RunSession {
@@ -107,7 +108,7 @@ struct RunSession {
             "keepGoing": "\(options.keepGoing)", "run": "\(recorder.map { "\($0.runID)" } ?? "not journaled")",
         ])
         // The session's graph, so that the web page draws this run as it ran once the file changes.
-        recorder?.recordGraph(JournalGraph(file: file))
+        recorder?.recordGraph(HistoryGraph(file: file))
         // Signals are handled from before the first process starts, so none can be orphaned.
         control.console = console
         let run: Run

@@ -1,7 +1,3 @@
-public import SequencerJournal
-
-/// The graph of a run: its lanes, and each job's needs, lane and command.
-public typealias HistoryGraph = JournalGraph
 
 /// A run read whole: its jobs, their attempts, and its graph.
 public struct RunRecord: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 public import Sequencer
+public import SequencerHistory
 
 /// Records one run in an ``SQLiteJournal``: pass it as `RunOptions(recorder:)`.
 ///
@@ -38,7 +39,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// Whether this session checks its jobs and records each check.
     private var checksJobs = false
     /// The session's graph, written with its start.
-    private var graph: JournalGraph?
+    private var graph: HistoryGraph?
     private var report: RunReport?
     private var finished = false
     private var failure: JournalError?
@@ -58,7 +59,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     enum Entry {
         case attempt(JournalAttempt)
-        case fingerprint(job: String, JournalFingerprint)
+        case fingerprint(job: String, Fingerprint)
         case fileHash(path: String, FileStamp, hash: String)
         case check(job: String, fingerprint: String, reason: String?)
     }
@@ -199,7 +200,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// The time since this recorder was created: the origin of the offsets it records.
     public var elapsed: Duration { ContinuousClock.now - originInstant }
 
-    private func addSession(_ session: Int64, names: [JobID], checked: Bool, graph: JournalGraph? = nil, _ db: Database) throws {
+    private func addSession(_ session: Int64, names: [JobID], checked: Bool, graph: HistoryGraph? = nil, _ db: Database) throws {
         let stored = graph?.encoded()
         if let stored {
             try db.execute(sql: "INSERT OR IGNORE INTO graphs (digest, graph) VALUES (?, ?)", arguments: [stored.digest, stored.data])
@@ -247,7 +248,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     /// Records the fingerprint of a job that just succeeded, with its parts and its outputs' stamps.
     public func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String]) {
-        append(.fingerprint(job: job, JournalFingerprint(fingerprint: fingerprint, parts: parts, outputs: outputs, runID: runID)))
+        append(.fingerprint(job: job, Fingerprint(fingerprint: fingerprint, parts: parts, outputs: outputs)))
     }
 
     /// Notes that this session checks whether its jobs are up to date and records each check
@@ -261,7 +262,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// Keeps `graph` (the file's lanes, needs and commands) as this session's, written with its
     /// start. Call it before the run starts; a session without one is drawn with the graph of
     /// the last earlier session of the workflow that has one.
-    public func recordGraph(_ graph: JournalGraph) {
+    public func recordGraph(_ graph: HistoryGraph) {
         condition.withLock { self.graph = graph }
     }
 

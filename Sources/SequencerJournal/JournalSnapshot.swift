@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 internal import SequencerSQLite
+public import SequencerHistory
 
 /// What a dry run needs from a journal, read without writing anything: not to the journal, not
 /// beside it (no `-wal` or `-shm` file is made), and not by migrating it.
@@ -11,7 +12,7 @@ internal import SequencerSQLite
 /// ```
 public struct JournalSnapshot: Sendable {
     /// The fingerprints of the workflow's last successes, by job.
-    public var fingerprints: [String: JournalFingerprint]
+    public var fingerprints: [String: Fingerprint]
     /// The cache of file hashes (see ``SQLiteJournal/fileHashes()``).
     public var fileHashes: [String: (stamp: FileStamp, hash: String)]
 

@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+public import SequencerHistory
 
 extension SQLiteJournal {
     /// The runs, newest first: of `workflow` only when it is given; at most `limit`.
@@ -84,18 +85,18 @@ extension SQLiteJournal {
     /// The fingerprints of the last successes of `workflow`'s jobs, by job.
     ///
     /// - Parameter withParts: Whether to read each fingerprint's parts, which only explaining a
-    ///   change needs; without them (`JournalFingerprint.parts` is then empty), a no-op run of a
+    ///   change needs; without them (`Fingerprint.parts` is then empty), a no-op run of a
     ///   large file reads a quarter of the bytes.
-    public func fingerprints(workflow: String, withParts: Bool = true) throws -> [String: JournalFingerprint] {
+    public func fingerprints(workflow: String, withParts: Bool = true) throws -> [String: Fingerprint] {
         try read { db in
-            var fingerprints: [String: JournalFingerprint] = [:]
+            var fingerprints: [String: Fingerprint] = [:]
             // Columns by position, read straight from the statement: a no-op run reads a row per job.
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT name, fingerprint, \(withParts ? "parts" : "''"), outputs, run_id FROM fingerprints WHERE workflow = ?",
+                db, sql: "SELECT name, fingerprint, \(withParts ? "parts" : "''"), outputs FROM fingerprints WHERE workflow = ?",
                 arguments: [workflow])
             while let row = try rows.next() {
-                fingerprints[row[0]] = JournalFingerprint(
-                    fingerprint: row[1], partsText: row[2], outputsText: row[3], runID: row[4])
+                fingerprints[row[0]] = Fingerprint(
+                    fingerprint: row[1], partsText: row[2], outputsText: row[3])
             }
             return fingerprints
         }

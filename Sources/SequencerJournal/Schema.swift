@@ -155,7 +155,7 @@ enum Schema {
         }
         guard last != "v4" else { return migrator }
         migrator.registerMigration("v5") { db in
-            // Each session's graph (`JournalGraph`: lanes, needs, commands), kept once per
+            // Each session's graph (`HistoryGraph`: lanes, needs, commands), kept once per
             // distinct graph and named by its digest, so that a run is drawn as it ran.
             try db.execute(sql: """
                 CREATE TABLE graphs (

@@ -3,6 +3,7 @@ internal import Logging
 internal import PostgresNIO
 import Sequencer
 public import SequencerQueue
+public import SequencerHistory
 
 /// Runs (``RunStore``) in PostgreSQL: the tables `runs`, `run_jobs` and `attempts` of schema
 /// version 2, read and written by any process on any machine.
@@ -165,10 +166,10 @@ extension PostgresQueueStore: RunStore {
         }
     }
 
-    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: QueueFingerprint] {
-        var fingerprints: [String: QueueFingerprint] = [:]
+    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: Fingerprint] {
+        var fingerprints: [String: Fingerprint] = [:]
         let doing = "reading the fingerprints of '\(workflow)'"
-        let select = "SELECT job, fingerprint, parts::text, outputs::text FROM sequencer.fingerprints"
+        let select = "SELECT job, fingerprint, parts, outputs FROM sequencer.fingerprints"
         let rows: [PostgresRow]
         if let jobs {
             rows = try await self.rows(doing, "\(unescaped: select) WHERE workflow = \(workflow) AND job = ANY(\(jobs))")
@@ -177,17 +178,17 @@ extension PostgresQueueStore: RunStore {
         }
         for row in rows {
             let (job, fingerprint, parts, outputs) = try row.decode((String, String, String, String).self)
-            fingerprints[job] = QueueFingerprint(fingerprint: fingerprint, parts: QueueFingerprint.dictionary(json: parts), outputs: QueueFingerprint.dictionary(json: outputs))
+            fingerprints[job] = Fingerprint(fingerprint: fingerprint, partsText: parts, outputsText: outputs)
         }
         return fingerprints
     }
 
-    public func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws {
+    public func recordFingerprint(_ fingerprint: Fingerprint, workflow: String, job: String, now: Int64) async throws {
         _ = try await rows(
             "recording the fingerprint of '\(job)'",
             """
             INSERT INTO sequencer.fingerprints (workflow, job, fingerprint, parts, outputs, recorded_at)
-            VALUES (\(workflow), \(job), \(fingerprint.fingerprint), \(QueueFingerprint.json(fingerprint.parts))::jsonb, \(QueueFingerprint.json(fingerprint.outputs))::jsonb, \(now))
+            VALUES (\(workflow), \(job), \(fingerprint.fingerprint), \(fingerprint.partsText), \(fingerprint.outputsText), \(now))
             ON CONFLICT (workflow, job) DO UPDATE SET
                 fingerprint = excluded.fingerprint, parts = excluded.parts, outputs = excluded.outputs, recorded_at = excluded.recorded_at
             """)

@@ -14,7 +14,7 @@ enum PostgresSchema {
 
     /// The statements of each version, in order (the extended protocol runs one statement per
     /// query).
-    static let migrations: [[String]] = [v1, v2, v3, v4]
+    static let migrations: [[String]] = [v1, v2, v3, v4, v5]
 
     static var current: Int { migrations.count }
 
@@ -128,7 +128,8 @@ enum PostgresSchema {
     ]
 
     /// The fingerprints of workflow jobs' last successes, shared by the workers' up-to-date
-    /// checks (``QueueFingerprint``), as in the SQLite store's version 3.
+    /// checks, as in the SQLite store's version 3 (their parts and outputs JSON then; see
+    /// ``v5``).
     static let v3 = [
         """
         CREATE TABLE sequencer.fingerprints (
@@ -149,5 +150,21 @@ enum PostgresSchema {
     /// Constant defaults: PostgreSQL adds both without rewriting the table.
     static let v4 = [
         "ALTER TABLE sequencer.jobs ADD COLUMN ahead BOOLEAN NOT NULL DEFAULT false, ADD COLUMN lost_ahead BOOLEAN NOT NULL DEFAULT false",
+    ]
+
+    /// One encoding of fingerprints, as in the SQLite store's version 5 and the journal: a
+    /// fingerprint's parts and outputs become text of one `KEY<TAB>VALUE` line per entry,
+    /// sorted by key (``SequencerHistory/Fingerprint``), converted from the JSON objects of ``v3``.
+    static let v5 = [
+        "ALTER TABLE sequencer.fingerprints ADD COLUMN parts_text TEXT, ADD COLUMN outputs_text TEXT",
+        """
+        UPDATE sequencer.fingerprints SET
+            parts_text = coalesce((SELECT string_agg(key || E'\\t' || value, E'\\n' ORDER BY key COLLATE "C") FROM jsonb_each_text(parts)), ''),
+            outputs_text = coalesce((SELECT string_agg(key || E'\\t' || value, E'\\n' ORDER BY key COLLATE "C") FROM jsonb_each_text(outputs)), '')
+        """,
+        "ALTER TABLE sequencer.fingerprints DROP COLUMN parts, DROP COLUMN outputs",
+        "ALTER TABLE sequencer.fingerprints RENAME COLUMN parts_text TO parts",
+        "ALTER TABLE sequencer.fingerprints RENAME COLUMN outputs_text TO outputs",
+        "ALTER TABLE sequencer.fingerprints ALTER COLUMN parts SET NOT NULL, ALTER COLUMN outputs SET NOT NULL",
     ]
 }

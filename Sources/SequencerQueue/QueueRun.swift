@@ -1,4 +1,5 @@
 public import Foundation
+public import SequencerHistory
 
 /// The ID of a run kept in a queue store (see ``RunStore``).
 public struct QueueRunID: StoreRowID, CustomStringConvertible {
@@ -165,34 +166,6 @@ public struct QueueAttempt: Sendable, Hashable {
     }
 }
 
-/// The fingerprint of a workflow job's last success, kept in the queue so that every worker's
-/// up-to-date check reads the same one.
-public struct QueueFingerprint: Sendable, Hashable, Codable {
-    public var fingerprint: String
-    /// The hashes it was made of, by part (`command`, `input:PATH`, ...), to tell what changed.
-    public var parts: [String: String]
-    /// The outputs' stamps as that success left them.
-    public var outputs: [String: String]
-
-    public init(fingerprint: String, parts: [String: String], outputs: [String: String]) {
-        self.fingerprint = fingerprint
-        self.parts = parts
-        self.outputs = outputs
-    }
-
-    /// `parts` or `outputs` as stored: a JSON object, keys sorted.
-    public static func json(_ dictionary: [String: String]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(dictionary)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    /// A stored JSON object of strings; one that does not decode (written by hand, say) is empty.
-    public static func dictionary(json text: String) -> [String: String] {
-        (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
-    }
-}
-
 /// A queue store that also keeps runs: a workflow's jobs submitted together (by
 /// `sequencer run --queue`), read back from any process or machine (`runs`, `show`, `trace`).
 ///
@@ -240,10 +213,11 @@ public protocol RunStore: QueueStore {
 
     /// The fingerprints of the last successes of a workflow's jobs, by job name: of the jobs
     /// named in `jobs`, or of every job when it is nil.
-    func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: QueueFingerprint]
+    func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: Fingerprint]
 
-    /// Keeps the fingerprint of a workflow job that just succeeded, replacing the one before.
-    func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws
+    /// Keeps the fingerprint of a workflow job that just succeeded, replacing the one before
+    /// (its parts and outputs in their one encoding, as the journal keeps them).
+    func recordFingerprint(_ fingerprint: Fingerprint, workflow: String, job: String, now: Int64) async throws
 }
 
 extension RunStore {
@@ -253,7 +227,7 @@ extension RunStore {
     }
 
     /// The fingerprints of the last successes of every job of a workflow, by job name.
-    public func fingerprints(workflow: String) async throws -> [String: QueueFingerprint] {
+    public func fingerprints(workflow: String) async throws -> [String: Fingerprint] {
         try await fingerprints(workflow: workflow, jobs: nil)
     }
 }

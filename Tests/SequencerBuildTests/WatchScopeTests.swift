@@ -4,6 +4,7 @@ import SequencerJournal
 import SequencerTestSupport
 import SequencerWorkflowFile
 import Testing
+import SequencerHistory
 
 /// What a changed path means to a watch, and what runs after it.
 @Suite struct WatchScopeTests {
@@ -30,7 +31,7 @@ import Testing
             cwd: site
         """
 
-    private func scope(stored: [String: JournalFingerprint] = [:]) throws -> WatchScope {
+    private func scope(stored: [String: Fingerprint] = [:]) throws -> WatchScope {
         WatchScope(file: try WorkflowFile.parse(yaml, path: "/p/sequencer.yml"), stored: stored)
     }
 
@@ -52,8 +53,8 @@ import Testing
     }
 
     @Test func aHeaderADepfileNamedAffectsItsJob() throws {
-        let stored = ["compile": JournalFingerprint(
-            fingerprint: "f", parts: ["dep:/usr/include/stdio.h": "h1", "dep:src/util.h": "h2", "command": "c"], outputs: [:], runID: 1)]
+        let stored = ["compile": Fingerprint(
+            fingerprint: "f", parts: ["dep:/usr/include/stdio.h": "h1", "dep:src/util.h": "h2", "command": "c"], outputs: [:])]
         let scope = try scope(stored: stored)
         #expect(scope.change(at: "/usr/include/stdio.h") == .jobs(["compile"]))
         #expect(scope.change(at: "/p/src/util.h") == .jobs(["compile"]))

@@ -3,6 +3,7 @@ import Sequencer
 @testable import SequencerJournal
 import SequencerTestSupport
 import Testing
+import SequencerHistory
 
 struct Config: Codable, Sendable, Equatable {
     var name: String
@@ -239,8 +240,8 @@ struct Flaky: Error {}
         let journal = try SQLiteJournal(path: directory.file("journal.sqlite"))
         var workflow = Workflow()
         try workflow.add("a") { _ in }
-        func graph(_ command: String) -> JournalGraph {
-            JournalGraph(
+        func graph(_ command: String) -> HistoryGraph {
+            HistoryGraph(
                 lanes: [.init(name: "net", width: 2)],
                 jobs: [.init(name: "a", needs: [], lane: "net", run: command, directory: "sub")])
         }
@@ -256,7 +257,7 @@ struct Flaky: Error {}
         let other = try journal.beginRun(workflow: "other")
         _ = try await workflow.start(RunOptions(recorder: other)).report()
 
-        func graphOf(_ id: Int64) throws -> JournalGraph? { try journal.graph(of: try #require(try journal.run(id))) }
+        func graphOf(_ id: Int64) throws -> HistoryGraph? { try journal.graph(of: try #require(try journal.run(id))) }
         #expect(try graphOf(runs[0]) == graph("make a") && graphOf(runs[1]) == graph("make a"))
         #expect(try graphOf(runs[2]) == graph("make a again"))
         #expect(try graphOf(noOp.runID) == graph("make a again"))

@@ -128,7 +128,7 @@ import Testing
 
         // A session after the migration keeps its graph; the earlier runs still have none.
         let recorder = try journal.resumeRun(2)
-        let graph = JournalGraph(lanes: [], jobs: [.init(name: "fails", needs: [], lane: nil, run: "true", directory: nil)])
+        let graph = HistoryGraph(lanes: [], jobs: [.init(name: "fails", needs: [], lane: nil, run: "true", directory: nil)])
         recorder.recordGraph(graph)
         var again = Workflow()
         try again.add("fails") { _ in }
@@ -196,6 +196,7 @@ import Testing
 }
 
 import GRDB
+import SequencerHistory
 
 /// Sets `PRAGMA user_version` as a newer Sequencer would.
 func setUserVersion(_ version: Int, path: String) throws {

@@ -2,19 +2,20 @@ import Foundation
 import SequencerJournal
 import SequencerTestSupport
 import Testing
+import SequencerHistory
 
 /// What a journal keeps of a job's last success, read without decoding all of it.
 @Suite struct JournalFingerprintTests {
     @Test func anOutputMatchesItsRecordedStampOrHasNone() {
-        let fingerprint = JournalFingerprint(
-            fingerprint: "f", parts: [:], outputs: ["out/a": "1:2:3", "out/ab": "4:5:6", "b": "directory"], runID: 1)
+        let fingerprint = Fingerprint(
+            fingerprint: "f", parts: [:], outputs: ["out/a": "1:2:3", "out/ab": "4:5:6", "b": "directory"])
         #expect(fingerprint.outputMatches("out/a", stamp: Array("1:2:3".utf8)))
         #expect(!fingerprint.outputMatches("out/a", stamp: Array("1:2:4".utf8)))
         #expect(!fingerprint.outputMatches("out/a", stamp: Array("1:2:3:".utf8)))
         #expect(fingerprint.outputMatches("out/ab", stamp: Array("4:5:6".utf8)))
         #expect(fingerprint.outputMatches("b", stamp: Array("directory".utf8)))
         #expect(fingerprint.outputMatches("never/recorded", stamp: Array("7:8:9".utf8)), "nothing recorded: nothing to differ")
-        let none = JournalFingerprint(fingerprint: "f", parts: [:], outputs: [:], runID: 1)
+        let none = Fingerprint(fingerprint: "f", parts: [:], outputs: [:])
         #expect(none.outputMatches("out/a", stamp: []))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Sequencer
 import SequencerQueue
 import Testing
+import SequencerHistory
 
 /// Runs kept in a store (`RunStore`), as call sequences with explicit times, on SQLite and on
 /// PostgreSQL.
@@ -160,10 +161,10 @@ import Testing
         try await kind.withSteps { steps in
             let store = try #require(steps.store as? any RunStore)
             #expect(try await store.fingerprints(workflow: "app").isEmpty)
-            let first = QueueFingerprint(fingerprint: "f1", parts: ["command": "c1", "input:a.c": "h1"], outputs: ["a.o": "s1"])
+            let first = Fingerprint(fingerprint: "f1", parts: ["command": "c1", "input:a.c": "h1"], outputs: ["a.o": "s1"])
             try await store.recordFingerprint(first, workflow: "app", job: "compile", now: 1)
             try await store.recordFingerprint(first, workflow: "other", job: "compile", now: 1)
-            let second = QueueFingerprint(fingerprint: "f2", parts: ["command": "c2"], outputs: [:])
+            let second = Fingerprint(fingerprint: "f2", parts: ["command": "c2"], outputs: [:])
             try await store.recordFingerprint(second, workflow: "app", job: "compile", now: 2)
             #expect(try await store.fingerprints(workflow: "app") == ["compile": second])
             #expect(try await store.fingerprints(workflow: "other") == ["compile": first])

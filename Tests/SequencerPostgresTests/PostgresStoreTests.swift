@@ -2,6 +2,7 @@ import Foundation
 import PostgresTestSupport
 import Sequencer
 import SequencerPostgres
+import SequencerHistory
 import SequencerQueue
 import Testing
 
@@ -79,6 +80,33 @@ struct PostgresStoreTests {
             #expect(try await store.job(id[0])?.state == .available)
             let (run, _) = try await store.createRun(NewQueueRun(workflow: "w", origin: "o"), jobs: [("a", Steps.job())], now: 1)
             #expect(try await store.jobs(of: run).map(\.name) == ["a"])
+            try await store.close()
+        }
+    }
+
+    /// Version 5 keeps fingerprints in the journal's encoding: version 4's JSONB objects are
+    /// converted in the migration's transaction.
+    @Test func aVersion4SchemasFingerprintsAreConvertedToTheOneEncoding() async throws {
+        try await TestServer.withDatabase { url in
+            let first = try await PostgresQueueStore(url: url)
+            try await first.close()
+            // Back to version 4: parts and outputs as JSONB.
+            try await TestServer.admin(
+                url, "ALTER TABLE sequencer.fingerprints DROP COLUMN parts, DROP COLUMN outputs",
+                "ALTER TABLE sequencer.fingerprints ADD COLUMN parts JSONB NOT NULL, ADD COLUMN outputs JSONB NOT NULL",
+                """
+                INSERT INTO sequencer.fingerprints (workflow, job, fingerprint, recorded_at, parts, outputs) VALUES
+                    ('app', 'compile', 'f1', 0, '{"input:src/a.c": "h1", "command": "c1"}', '{"out/a.o": "10:20:30"}'),
+                    ('app', 'empty', 'f2', 0, '{}', '{}')
+                """,
+                "DELETE FROM sequencer.migrations WHERE version >= 5")
+            let store = try await PostgresQueueStore(url: url)
+            let found = try await store.fingerprints(workflow: "app")
+            #expect(found["compile"] == Fingerprint(fingerprint: "f1", parts: ["command": "c1", "input:src/a.c": "h1"], outputs: ["out/a.o": "10:20:30"]))
+            #expect(found["compile"]?.partsText == "command\tc1\ninput:src/a.c\th1")
+            #expect(found["empty"] == Fingerprint(fingerprint: "f2", parts: [:], outputs: [:]))
+            try await store.recordFingerprint(Fingerprint(fingerprint: "f3", parts: ["command": "c3"], outputs: [:]), workflow: "app", job: "compile", now: 1)
+            #expect(try await store.fingerprints(workflow: "app", jobs: ["compile"])["compile"]?.parts == ["command": "c3"])
             try await store.close()
         }
     }

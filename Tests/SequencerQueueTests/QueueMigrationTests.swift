@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SequencerHistory
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
@@ -50,6 +51,22 @@ import Testing
         // The fetch (priority 2) took the slot and counts; the apply waited ahead and does not.
         #expect(try await store.job(DurableJobID(2))?.crashes == 2)
         #expect(try await store.job(DurableJobID(4))?.crashes == 0)
+        #expect(try store.integrityProblems().isEmpty)
+    }
+
+    /// Version 5 keeps fingerprints in the journal's encoding: version 4's JSON objects are
+    /// converted; one that is not JSON becomes empty (its job runs once, and is recorded anew).
+    @Test func aVersion4QueuesFingerprintsReadInTheOneEncoding() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v4.sqlite")
+        try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: Self.fixture("queue-v4.sql")) }
+        let store = try SQLiteQueueStore(path: path)
+        #expect(try store.schemaVersion() == QueueSchema.current)
+        let found = try await store.fingerprints(workflow: "app")
+        #expect(found["compile"] == Fingerprint(fingerprint: "f1", parts: ["command": "c1", "input:src/a.c": "h1"], outputs: ["out/a.o": "10:20:30"]))
+        #expect(found["compile"]?.partsText == "command\tc1\ninput:src/a.c\th1")
+        #expect(found["odd"] == Fingerprint(fingerprint: "f2", parts: [:], outputs: [:]))
+        #expect(try await store.counts() == [.succeeded: 1, .running: 1, .waiting: 1, .available: 1])
         #expect(try store.integrityProblems().isEmpty)
     }
 }

@@ -34,7 +34,7 @@ struct BrowserTests {
         await browser.quit()
     }
 
-    /// Keeps a screenshot when `SEQUENCER_SCREENSHOTS` names a directory (the README's
+    /// Keeps a screenshot when `SEQUENCER_SCREENSHOTS` names a directory (Docs/CommandLine.md's
     /// pictures come from `SEQUENCER_SCREENSHOTS=Docs/screenshots swift test --filter BrowserTests`).
     func screenshot(_ browser: Browser, _ name: String) async throws {
         guard let directory = ProcessInfo.processInfo.environment["SEQUENCER_SCREENSHOTS"] else { return }

@@ -2,6 +2,7 @@ import Foundation
 import SequencerHistory
 @testable import SequencerServe
 import Testing
+import SequencerJournal
 
 /// The run page's dot text, laid out by the real Graphviz.
 @Suite struct GraphDotTests {

@@ -1,6 +1,7 @@
 import Foundation
-package import SequencerJournal
+import SequencerJournal
 package import SequencerWorkflowFile
+package import SequencerHistory
 
 /// What `sequencer run --watch` listens to for a workflow file, and which jobs a changed path
 /// affects: a job's literal inputs, the files its glob inputs match (new ones too), and the
@@ -57,7 +58,7 @@ package struct WatchScope: Sendable {
     /// - Parameters:
     ///   - file: The workflow file, variables expanded and jobs selected.
     ///   - stored: The fingerprints of the jobs' last successes, for their `dep:` and `input:` parts.
-    package init(file: WorkflowFile, stored: [String: JournalFingerprint]) {
+    package init(file: WorkflowFile, stored: [String: Fingerprint]) {
         self.file = file
         let current = FileManager.default.currentDirectoryPath
         workflowPath = WorkflowFile.normalized(file.path, in: current)

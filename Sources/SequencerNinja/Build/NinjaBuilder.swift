@@ -3,6 +3,7 @@ import Sequencer
 import SequencerJournal
 import SequencerProcess
 import Synchronization
+import SequencerHistory
 
 /// Runs the edges a scan found out of date on Sequencer's engine: an edge is a job, its inputs'
 /// edges are its needs, a pool is a lane. Each job decides again, once its needs have ended,
@@ -69,7 +70,7 @@ struct NinjaBuilder: Sendable {
         let progress = Progress(scratchDirectory: scratchDirectory)
         let cleaning = EagerCleaning(graph: graph, plan: plan, scan: scan)
         var total = 0
-        var journalJobs: [JournalGraph.Job] = []
+        var journalJobs: [HistoryGraph.Job] = []
         for edgeID in startOrder() {
             let edge = graph.edges[Int(edgeID)]
             var needs: [JobID] = []
@@ -88,7 +89,7 @@ struct NinjaBuilder: Sendable {
             let lane = (pool?.depth ?? 0) > 0 ? "pool:" + edge.pool : nil
             let body = makeBody(edgeID, progress: progress, cleaning: cleaning, runner: runner)
             if recorder != nil {
-                journalJobs.append(JournalGraph.Job(
+                journalJobs.append(HistoryGraph.Job(
                     name: jobID(edgeID).rawValue, needs: needs.map(\.rawValue), lane: lane,
                     run: edge.isPhony ? "" : facts[edgeID]?.command ?? "", directory: nil))
             }
@@ -104,8 +105,8 @@ struct NinjaBuilder: Sendable {
             var runOptions = RunOptions(maxConcurrency: parallelism, keepGoing: options.failuresAllowed > 1)
             runOptions.readyOrder = .firstAdded
             if let recorder {
-                let lanes = graph.pools.filter { $0.value.depth > 0 }.map { JournalGraph.Lane(name: "pool:" + $0.key, width: $0.value.depth) }
-                recorder.recordGraph(JournalGraph(lanes: lanes.sorted { $0.name < $1.name }, jobs: journalJobs))
+                let lanes = graph.pools.filter { $0.value.depth > 0 }.map { HistoryGraph.Lane(name: "pool:" + $0.key, width: $0.value.depth) }
+                recorder.recordGraph(HistoryGraph(lanes: lanes.sorted { $0.name < $1.name }, jobs: journalJobs))
                 recorder.willRecordChecks()
                 runOptions.recorder = recorder
             }

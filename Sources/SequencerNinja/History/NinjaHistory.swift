@@ -1,6 +1,7 @@
 import Foundation
 import Sequencer
 import SequencerJournal
+import SequencerHistory
 
 /// Where ninja mode records its builds: the journal beside the manifest
 /// (`.sequencer/journal.sqlite`), under the manifest's absolute path, which is where
@@ -22,7 +23,7 @@ final class NinjaHistory: Sendable {
         var runID: Int64?
         var sessions = 0
         /// Each edge's fingerprint parts at its last recorded success, read once.
-        var stored: [String: JournalFingerprint]?
+        var stored: [String: Fingerprint]?
         /// Set once the journal could not be used: the rest of the build is not recorded.
         var disabled = false
     }

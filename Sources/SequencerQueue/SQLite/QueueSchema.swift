@@ -1,4 +1,6 @@
+import Foundation
 internal import GRDB
+import SequencerHistory
 
 /// The queue's tables, one migration per schema version.
 ///
@@ -9,7 +11,7 @@ enum QueueSchema {
     /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
     static let applicationID: Int32 = 0x5345_5151
 
-    static let versions = ["v1", "v2", "v3", "v4"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5"]
 
     static var current: Int { versions.count }
 
@@ -103,7 +105,7 @@ enum QueueSchema {
         }
         migrator.registerMigration("v3") { db in
             // The fingerprints of workflow jobs' last successes, shared by the workers' up-to-date
-            // checks (QueueFingerprint); `parts` and `outputs` are JSON objects.
+            // checks; `parts` and `outputs` were JSON objects (until v5).
             try db.execute(sql: """
                 CREATE TABLE fingerprints (
                     workflow TEXT NOT NULL,
@@ -125,6 +127,21 @@ enum QueueSchema {
                 ALTER TABLE jobs ADD COLUMN ahead INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE jobs ADD COLUMN lost_ahead INTEGER NOT NULL DEFAULT 0;
                 """)
+        }
+        migrator.registerMigration("v5") { db in
+            // One encoding of fingerprints, the journal's (`Fingerprint`): parts and outputs
+            // become text of one `KEY<TAB>VALUE` line per entry, sorted by key. A value that
+            // does not decode as a JSON object of strings (written by hand) becomes empty: the
+            // job then runs once, and is recorded anew.
+            let rows = try Row.fetchAll(db, sql: "SELECT workflow, job, parts, outputs FROM fingerprints")
+            for row in rows {
+                func lines(_ json: String) -> String {
+                    Fingerprint.encode((try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:])
+                }
+                try db.execute(
+                    sql: "UPDATE fingerprints SET parts = ?, outputs = ? WHERE workflow = ? AND job = ?",
+                    arguments: [lines(row[2]), lines(row[3]), row[0] as String, row[1] as String])
+            }
         }
         return migrator
     }

@@ -1,4 +1,5 @@
 public import Foundation
+public import SequencerHistory
 internal import GRDB
 
 /// Runs (``RunStore``) in the SQLite file: the `runs`, `run_jobs` and `attempts` tables of
@@ -142,30 +143,30 @@ extension SQLiteQueueStore: RunStore {
         }
     }
 
-    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: QueueFingerprint] {
+    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: Fingerprint] {
         // The names as one JSON array: one argument, however many jobs.
         let names = try jobs.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         return try await read { db in
-            var found: [String: QueueFingerprint] = [:]
+            var found: [String: Fingerprint] = [:]
             let sql = "SELECT job, fingerprint, parts, outputs FROM fingerprints WHERE workflow = ?"
             let rows = try names.map {
                 try Row.fetchAll(db, sql: sql + " AND job IN (SELECT value FROM json_each(?))", arguments: [workflow, $0])
             } ?? Row.fetchAll(db, sql: sql, arguments: [workflow])
             for row in rows {
-                found[row[0]] = QueueFingerprint(fingerprint: row[1], parts: QueueFingerprint.dictionary(json: row[2]), outputs: QueueFingerprint.dictionary(json: row[3]))
+                found[row[0]] = Fingerprint(fingerprint: row[1], partsText: row[2], outputsText: row[3])
             }
             return found
         }
     }
 
-    public func recordFingerprint(_ fingerprint: QueueFingerprint, workflow: String, job: String, now: Int64) async throws {
+    public func recordFingerprint(_ fingerprint: Fingerprint, workflow: String, job: String, now: Int64) async throws {
         try await write { db in
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO fingerprints (workflow, job, fingerprint, parts, outputs, recorded_at)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [workflow, job, fingerprint.fingerprint, QueueFingerprint.json(fingerprint.parts), QueueFingerprint.json(fingerprint.outputs), now])
+                arguments: [workflow, job, fingerprint.fingerprint, fingerprint.partsText, fingerprint.outputsText, now])
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 public import SequencerHistory
-public import SequencerJournal
+import SequencerJournal
 
 /// A run as its page shows it: every job of the run in the file's order (those its history has
 /// not heard of yet as pending), with its lane, needs and attempts, and the critical path.

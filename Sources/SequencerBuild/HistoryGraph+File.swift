@@ -1,7 +1,7 @@
-public import SequencerJournal
+public import SequencerHistory
 public import SequencerWorkflowFile
 
-extension JournalGraph {
+extension HistoryGraph {
     /// `file`'s graph: its lanes, and each job's needs, lane, command and working directory.
     public init(file: WorkflowFile) {
         self.init(

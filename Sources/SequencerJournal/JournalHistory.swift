@@ -1,6 +1,6 @@
 import Foundation
 import Sequencer
-public import SequencerJournal
+public import SequencerHistory
 
 /// A journal as a history: the runs `sequencer run` (and `sequencer ninja`) recorded, their
 /// output in files beside it. The journal's packed job log and its resumes stay its own; this

@@ -1,43 +1,8 @@
 import Foundation
+public import SequencerHistory
 internal import GRDB
 
-/// A run's graph as its file declared it when a session started: the lanes, and each job's
-/// needs, lane and command. The journal keeps each distinct graph once (by its digest) and each
-/// session names its own, so that a run's page draws the run's graph, not the file's as it is
-/// now (``JournalRecorder/recordGraph(_:)``, ``SQLiteJournal/graph(of:)``).
-public struct JournalGraph: Sendable, Codable, Hashable {
-    public struct Lane: Sendable, Codable, Hashable {
-        public var name: String
-        public var width: Int
-
-        public init(name: String, width: Int) {
-            self.name = name
-            self.width = width
-        }
-    }
-
-    public struct Job: Sendable, Codable, Hashable {
-        public var name: String
-        public var needs: [String]
-        public var lane: String?
-        /// The command.
-        public var run: String
-        /// Its working directory, as the file gives it (nil: the file's directory).
-        public var directory: String?
-
-        public init(name: String, needs: [String], lane: String?, run: String, directory: String?) {
-            (self.name, self.needs, self.lane, self.run, self.directory) = (name, needs, lane, run, directory)
-        }
-    }
-
-    public var lanes: [Lane]
-    public var jobs: [Job]
-
-    public init(lanes: [Lane], jobs: [Job]) {
-        self.lanes = lanes
-        self.jobs = jobs
-    }
-
+extension HistoryGraph {
     /// The graph as stored: compact JSON, and its digest, which names it.
     func encoded() -> (data: Data, digest: String) {
         let encoder = JSONEncoder()
@@ -69,13 +34,13 @@ extension SQLiteJournal {
     }
 
     /// The graph kept under `digest`; nil when there is none or it cannot be decoded.
-    public func graph(digest: String) throws -> JournalGraph? {
+    public func graph(digest: String) throws -> HistoryGraph? {
         let data = try read { db in try Data.fetchOne(db, sql: "SELECT graph FROM graphs WHERE digest = ?", arguments: [digest]) }
-        return data.flatMap { try? JSONDecoder().decode(JournalGraph.self, from: $0) }
+        return data.flatMap { try? JSONDecoder().decode(HistoryGraph.self, from: $0) }
     }
 
     /// `run`'s graph (see ``graphDigest(of:)``).
-    public func graph(of run: JournalRun) throws -> JournalGraph? {
+    public func graph(of run: JournalRun) throws -> HistoryGraph? {
         try graphDigest(of: run).flatMap { try graph(digest: $0) }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import SequencerQueue
+public import SequencerHistory
 
 /// A durable queue as a history: the runs `sequencer run --queue` submitted, read from the
 /// queue's database (an SQLite file, or PostgreSQL, where workers on other machines write them).
