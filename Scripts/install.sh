@@ -6,7 +6,7 @@
 #   Scripts/install.sh [PREFIX]
 #
 # PREFIX is /usr/local when run as root, else ~/.local. Nothing else is done: no shell
-# completions (see the README), no change to the PATH. A binary already there is replaced
+# completions (see Docs/CommandLine.md), no change to the PATH. A binary already there is replaced
 # whole (a new file renamed over it), so a running one is not disturbed.
 set -euo pipefail
 
@@ -25,7 +25,7 @@ fi
 cd "$(dirname "$0")/.."
 # Linked as a position-dependent executable (no 125,000 relocations for the loader to apply, and
 # half the page faults) with no symbol exported (Scripts/local-symbols.map): `sequencer
-# --version` starts in about 0.7 of the time (see the README's Performance section).
+# --version` starts in about 0.7 of the time (see Docs/Performance.md).
 link=(-Xlinker -no-pie -Xlinker "--version-script=$PWD/Scripts/local-symbols.map")
 products=(sequencer sequencer-serve)
 for product in "${products[@]}"; do
