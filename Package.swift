@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SequencerJournal", targets: ["SequencerJournal"]),
         .library(name: "SequencerBuild", targets: ["SequencerBuild"]),
         .library(name: "SequencerQueue", targets: ["SequencerQueue"]),
+        .library(name: "SequencerQueueSQLite", targets: ["SequencerQueueSQLite"]),
         .library(name: "SequencerHistory", targets: ["SequencerHistory"]),
         .library(name: "SequencerPostgres", targets: ["SequencerPostgres"]),
         .library(name: "SequencerNinja", targets: ["SequencerNinja"]),
@@ -76,7 +77,14 @@ let package = Package(
         ),
         .target(
             name: "SequencerQueue",
-            dependencies: ["Sequencer", "SequencerHistory", "SequencerSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Sequencer", "SequencerHistory"],
+            swiftSettings: strict
+        ),
+        // The durable queue's embedded driver: an SQLite file (GRDB). It brings the queue's
+        // interface with it: one import.
+        .target(
+            name: "SequencerQueueSQLite",
+            dependencies: ["SequencerQueue", "Sequencer", "SequencerHistory", "SequencerSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .target(
@@ -95,7 +103,7 @@ let package = Package(
         // Where runs are kept, opened from a path or a URL; the runner of workflow files.
         .target(
             name: "SequencerRunner",
-            dependencies: ["SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres"],
+            dependencies: ["SequencerQueueSQLite", "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres"],
             swiftSettings: strict
         ),
         .target(
@@ -112,6 +120,7 @@ let package = Package(
         .executableTarget(
             name: "SequencerCommand",
             dependencies: [
+                "SequencerQueueSQLite",
                 "Sequencer",
                 "SequencerHistory",
                 "SequencerRunner",
@@ -156,7 +165,7 @@ let package = Package(
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
         .executableTarget(
             name: "sequencer-bench",
-            dependencies: ["Sequencer", "SequencerJournal", "SequencerQueue"],
+            dependencies: ["SequencerQueueSQLite", "Sequencer", "SequencerJournal", "SequencerQueue"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -173,18 +182,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "OfflineCommandsExample",
-            dependencies: ["SequencerQueue", "Sequencer"],
+            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer"],
             path: "Examples/OfflineCommands",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "QueuePeer",
-            dependencies: ["SequencerQueue", "SequencerPostgres", "Sequencer"],
+            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "SequencerPostgres", "Sequencer"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "QueueCrashWorker",
-            dependencies: ["SequencerQueue", "SequencerPostgres", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "SequencerPostgres", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -222,13 +231,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerQueueTests",
-            dependencies: ["SequencerQueue", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerPostgresTests",
             dependencies: [
+                "SequencerQueueSQLite",
                 "SequencerPostgres",
                 "SequencerHistory",
                 "PostgresTestSupport",
@@ -243,7 +253,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerHistoryTests",
-            dependencies: ["SequencerHistory", "SequencerJournal", "SequencerQueue", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerQueueSQLite", "SequencerHistory", "SequencerJournal", "SequencerQueue", "Sequencer", "SequencerTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -264,6 +274,7 @@ let package = Package(
         .testTarget(
             name: "SequencerServeTests",
             dependencies: [
+                "SequencerQueueSQLite",
                 "SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerHistory", "SequencerJournal", "Sequencer",
                 "SequencerTestSupport",
                 "SequencerQueue", "PostgresTestSupport",

@@ -23,7 +23,7 @@ import Darwin
 #endif
 import Foundation
 import Sequencer
-import SequencerQueue
+import SequencerQueueSQLite
 
 /// One edit of a note, sent to the server as it is.
 struct Edit: Codable, Sendable, CustomStringConvertible {

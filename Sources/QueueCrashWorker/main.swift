@@ -25,6 +25,7 @@ import Darwin
 import Foundation
 import SequencerPostgres
 import SequencerQueue
+import SequencerQueueSQLite
 
 let options = DurableQueue.Options(lease: .seconds(1), heartbeat: .milliseconds(300), poll: .milliseconds(50))
 

@@ -3,6 +3,7 @@ import Foundation
 import Sequencer
 import SequencerPostgres
 import SequencerQueue
+import SequencerQueueSQLite
 
 /// Sequencer's side of `Scripts/bench-postgres-peers.py`: the five calls its `--sequencer-command`
 /// makes, so that a `DurableQueue` is measured exactly as the peers are. An executable of its

@@ -3,6 +3,7 @@ import Foundation
 import SequencerJournal
 import SequencerPostgres
 import SequencerQueue
+import SequencerQueueSQLite
 
 /// `sequencer gc --check` and `sequencer gc --set-aside`: a full check of the journal (or of a
 /// queue's SQLite file), and the way out of a damaged journal.

@@ -2,7 +2,7 @@ import Foundation
 
 /// A durable queue's time: the wall time its store records (milliseconds since 1970), read from
 /// the queue's clock, so that tests can drive leases, retries and polls with a manual clock.
-struct QueueClock: Sendable {
+package struct QueueClock: Sendable {
     /// The wall time when the queue was opened.
     private let origin: Int64
     private let elapsed: @Sendable () -> Duration
@@ -25,7 +25,7 @@ struct QueueClock: Sendable {
     func sleep(for duration: Duration) async throws { try await sleep(until: now() + Self.milliseconds(duration)) }
 
     /// A duration in whole milliseconds, rounded up so that a wait is never cut short.
-    static func milliseconds(_ duration: Duration) -> Int64 {
+    package static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let whole = attoseconds / 1_000_000_000_000_000
         return seconds * 1000 + whole + (attoseconds % 1_000_000_000_000_000 > 0 ? 1 : 0)

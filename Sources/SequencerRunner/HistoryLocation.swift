@@ -3,6 +3,7 @@ public import SequencerHistory
 import SequencerJournal
 import SequencerPostgres
 public import SequencerQueue
+import SequencerQueueSQLite
 
 /// Where runs are kept, as a command line or a page names it: a journal file, or a durable
 /// queue (a PostgreSQL URL `postgres://user:password@host:port/database`, `sqlite:PATH`, or a

@@ -2,6 +2,7 @@ import Foundation
 import Sequencer
 import SequencerQueue
 import Synchronization
+import SequencerQueueSQLite
 
 /// `sequencer-bench --durable [--jobs N]`: a ``DurableQueue`` on a temporary SQLite file, with
 /// `synchronous=NORMAL` and `FULL`: N no-op jobs enqueued (in batches of ``batch``, one

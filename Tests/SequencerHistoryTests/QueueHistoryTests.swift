@@ -3,6 +3,7 @@ import SequencerHistory
 import SequencerQueue
 import SequencerTestSupport
 import Testing
+import SequencerQueueSQLite
 
 /// A queue's runs in the history's words: the list and the run read whole count alike.
 @Suite(.timeLimit(.minutes(2))) struct QueueHistoryTests {

@@ -3,6 +3,7 @@ import Sequencer
 import SequencerQueue
 import Testing
 import SequencerHistory
+import SequencerQueueSQLite
 
 /// Runs kept in a store (`RunStore`), as call sequences with explicit times, on SQLite and on
 /// PostgreSQL.

@@ -3,6 +3,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// How many jobs one worker's turn claims: short jobs share their transactions.
 @Suite(.timeLimit(.minutes(5)))

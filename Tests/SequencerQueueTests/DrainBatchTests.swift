@@ -4,6 +4,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// A backlog of short jobs is drained in batches: a worker's turn records many ends and claims
 /// many jobs in one transaction, and an end held for a batch is still recorded soon.

@@ -3,6 +3,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// A durable job's life beyond one attempt: cancelled while it runs, timed out, taken back
 /// from a worker that died, released when work stops and run at the next launch.

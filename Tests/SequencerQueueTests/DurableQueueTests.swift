@@ -3,6 +3,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// A durable queue end to end, on an SQLite file: bodies registered by kind, results across
 /// queues opened on one file, cancellation, timeouts, retries and leases on a manual clock.

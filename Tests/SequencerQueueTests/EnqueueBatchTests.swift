@@ -3,6 +3,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// `enqueue(_ requests:)`: many jobs in one transaction, all or none.
 @Suite(.timeLimit(.minutes(5)))

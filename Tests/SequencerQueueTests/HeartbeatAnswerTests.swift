@@ -3,6 +3,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// A heartbeat's answer is about the claims it asked about. A crash-harness run found a job
 /// recorded "cancelled while it ran" that nobody cancelled: its attempt ended while a heartbeat

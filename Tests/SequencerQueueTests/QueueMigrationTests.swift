@@ -4,6 +4,7 @@ import SequencerHistory
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// Files of each released schema version open, with their jobs, in this build. Each version has
 /// a fixture: the SQL of a small queue written by that version (`Fixtures/queue-vN.sql`, with its

@@ -4,6 +4,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// The queue's file: what is refused and left untouched, and what a clean exit leaves.
 @Suite struct StoreFileTests {

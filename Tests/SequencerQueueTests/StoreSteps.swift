@@ -2,6 +2,7 @@ import Foundation
 import Sequencer
 import SequencerTestSupport
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// A store in a temporary directory, driven step by step with explicit times.
 struct StoreSteps {

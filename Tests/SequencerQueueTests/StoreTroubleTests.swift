@@ -3,6 +3,7 @@ import Sequencer
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue
+@testable import SequencerQueueSQLite
 
 /// A worker outlives a store that fails for a while (the database went away, the file stayed
 /// locked), and stops for a store it cannot use.

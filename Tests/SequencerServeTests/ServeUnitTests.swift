@@ -5,6 +5,7 @@ import SequencerQueue
 @testable import SequencerServe
 import SequencerTestSupport
 import Testing
+import SequencerQueueSQLite
 
 /// The server's parts, in this process (so that the sanitizer sees them too).
 @Suite struct ServeUnitTests {

@@ -11,6 +11,7 @@ import SequencerPostgres
 import SequencerQueue
 import SequencerTestSupport
 import Testing
+import SequencerQueueSQLite
 
 /// The harness's driver: starts and kills worker processes, and checks the store and ledger.
 /// The store is an SQLite file or a PostgreSQL database (``StoreKind``).

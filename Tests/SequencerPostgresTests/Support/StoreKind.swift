@@ -6,6 +6,7 @@ import SequencerPostgres
 import SequencerQueue
 import SequencerTestSupport
 import Testing
+import SequencerQueueSQLite
 
 /// The stores a state-machine test runs on: the same calls, the same answers.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
