@@ -33,7 +33,7 @@ extension PostgresQueueStore {
         guard !kinds.isEmpty else { return nil }
         let rows = try await rows(
             "reading the next run time",
-            "SELECT min(run_at) FROM sequencer.jobs WHERE state = 1 AND run_at > \(now) AND kind = ANY(\(kinds))")
+            "SELECT min(run_at) FROM sequencer.jobs WHERE state = \(unescaped: SQLState.available) AND run_at > \(now) AND kind = ANY(\(kinds))")
         return try rows.first?.decode(Int64?.self)
     }
 

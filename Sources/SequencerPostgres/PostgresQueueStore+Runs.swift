@@ -130,7 +130,7 @@ extension PostgresQueueStore: RunStore {
             let live = try await connection.rows(
                 """
                 SELECT run_jobs.job FROM sequencer.run_jobs JOIN sequencer.jobs ON jobs.id = run_jobs.job
-                WHERE run_jobs.run = \(id.rawValue) AND jobs.state <= 2 ORDER BY run_jobs.job
+                WHERE run_jobs.run = \(id.rawValue) AND \(unescaped: "jobs." + SQLState.isLive) ORDER BY run_jobs.job
                 """, logger)
             var cancelled = 0
             for row in live {

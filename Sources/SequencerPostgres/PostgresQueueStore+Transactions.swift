@@ -37,7 +37,7 @@ extension PostgresQueueStore {
                                             enqueued_at, cause, error_code, error, ended_at)
                 VALUES (\(job.kind), \(job.input), \(state.rawValue), \(Int(job.priority.rawValue)), \(job.lane), \(job.key),
                         \(live.count), \(job.runAt), \(retry), \(timeout), \(now), \(cause), \(errorCode), \(error), \(endedAt))
-                ON CONFLICT (key) WHERE key IS NOT NULL AND state <= 2 DO NOTHING
+                ON CONFLICT (key) WHERE key IS NOT NULL AND \(unescaped: SQLState.isLive) DO NOTHING
                 RETURNING id
                 """, logger)
             if let row = inserted.first {
@@ -66,7 +66,7 @@ extension PostgresQueueStore {
     }
 
     static func liveJob(key: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> DurableJobID? {
-        let rows = try await connection.rows("SELECT id FROM sequencer.jobs WHERE key = \(key) AND state <= 2", logger)
+        let rows = try await connection.rows("SELECT id FROM sequencer.jobs WHERE key = \(key) AND \(unescaped: SQLState.isLive)", logger)
         return try rows.first.map { DurableJobID(try $0.decode(Int64.self)) }
     }
 
@@ -98,7 +98,7 @@ extension PostgresQueueStore {
                 rows = try await connection.rows(
                     """
                     SELECT id, priority, lane, attempt, lost_ahead FROM sequencer.jobs
-                    WHERE state = 1 AND run_at <= \(now) AND kind = ANY(\(kinds))
+                    WHERE state = \(unescaped: SQLState.available) AND run_at <= \(now) AND kind = ANY(\(kinds))
                       AND (priority < \(after.priority) OR (priority = \(after.priority) AND id > \(after.id)))
                     ORDER BY priority DESC, id LIMIT \(page) FOR UPDATE SKIP LOCKED
                     """, logger)
@@ -106,7 +106,7 @@ extension PostgresQueueStore {
                 rows = try await connection.rows(
                     """
                     SELECT id, priority, lane, attempt, lost_ahead FROM sequencer.jobs
-                    WHERE state = 1 AND run_at <= \(now) AND kind = ANY(\(kinds))
+                    WHERE state = \(unescaped: SQLState.available) AND run_at <= \(now) AND kind = ANY(\(kinds))
                     ORDER BY priority DESC, id LIMIT \(page) FOR UPDATE SKIP LOCKED
                     """, logger)
             }
@@ -140,7 +140,7 @@ extension PostgresQueueStore {
     }
 
     /// What a claim sets, with the owner, the lease's end and the time as `$1`, `$2`, `$3`.
-    static let claiming = "state = 2, attempt = attempt + 1, owner = $1, lease_until = $2, started_at = $3, cancel_requested = false"
+    static let claiming = "state = \(SQLState.running), attempt = attempt + 1, owner = $1, lease_until = $2, started_at = $3, cancel_requested = false"
     static let claimedColumns = "id, kind, input, attempt, priority, lane, timeout_ms, retry"
 
     /// The owner, the lease's end and the time (``claiming``), then `more`.
@@ -185,7 +185,7 @@ extension PostgresQueueStore {
                         SELECT id AS candidate, priority AS candidate_priority, lost_ahead AS was_lost,
                             lane IS NOT NULL AND attempt = 0 AS takes_slot
                         FROM sequencer.jobs
-                        WHERE state = 1 AND run_at <= $3 AND kind = ANY($4)
+                        WHERE state = \(SQLState.available) AND run_at <= $3 AND kind = ANY($4)
                         ORDER BY priority DESC, id LIMIT $5 FOR UPDATE SKIP LOCKED
                     ), numbered AS (
                         SELECT candidate, was_lost, row_number() OVER (ORDER BY candidate_priority DESC, candidate) > $6 AS is_ahead
@@ -211,7 +211,7 @@ extension PostgresQueueStore {
         let rows = try await connection.rows(
             """
             SELECT l.name, l.width - (SELECT count(*) FROM sequencer.jobs j
-                                      WHERE j.lane = l.name AND (j.state = 2 OR (j.state = 1 AND j.attempt > 0)))
+                                      WHERE j.lane = l.name AND (j.state = \(unescaped: SQLState.running) OR (j.state = \(unescaped: SQLState.available) AND j.attempt > 0)))
             FROM sequencer.lanes l
             """, logger)
         var room: [String: Int] = [:]
@@ -280,10 +280,10 @@ extension PostgresQueueStore {
         // for good.
         let ended = try await connection.rows(
             """
-            UPDATE sequencer.jobs AS j SET state = 3, output = e.output, ended_at = \(now), owner = NULL, lease_until = NULL,
+            UPDATE sequencer.jobs AS j SET state = \(unescaped: SQLState.succeeded), output = e.output, ended_at = \(now), owner = NULL, lease_until = NULL,
                 error_code = NULL, error = NULL
             FROM unnest(\(ids)::bigint[], \(attempts)::bigint[], \(owners)::text[], \(outputs)::bytea[]) AS e(id, attempt, owner, output)
-            WHERE j.id = e.id AND j.state = 2 AND j.attempt = e.attempt AND j.owner = e.owner
+            WHERE j.id = e.id AND j.state = \(unescaped: SQLState.running) AND j.attempt = e.attempt AND j.owner = e.owner
             RETURNING j.id
             """, logger
         ).map { try $0.decode(Int64.self) }
@@ -296,14 +296,14 @@ extension PostgresQueueStore {
                 SELECT job, count(*) AS count FROM released GROUP BY job
             ), locked AS (
                 SELECT j.id, counted.count FROM sequencer.jobs AS j JOIN counted ON counted.job = j.id
-                WHERE j.state = 0 ORDER BY j.id FOR UPDATE OF j
+                WHERE j.state = \(unescaped: SQLState.waiting) ORDER BY j.id FOR UPDATE OF j
             ), freed AS (
                 UPDATE sequencer.jobs AS j SET pending_needs = j.pending_needs - locked.count,
-                    state = CASE WHEN j.pending_needs = locked.count THEN 1 ELSE 0 END
-                FROM locked WHERE j.id = locked.id AND j.state = 0
+                    state = CASE WHEN j.pending_needs = locked.count THEN \(unescaped: SQLState.available) ELSE \(unescaped: SQLState.waiting) END
+                FROM locked WHERE j.id = locked.id AND j.state = \(unescaped: SQLState.waiting)
                 RETURNING j.id, j.state
             )
-            SELECT coalesce((SELECT array_agg(id) FROM freed WHERE state = 1), '{}')
+            SELECT coalesce((SELECT array_agg(id) FROM freed WHERE state = \(unescaped: SQLState.available)), '{}')
             """, logger)
         let freed = try rows.first?.decode([Int64].self) ?? []
         return (Set(ended), Set(freed))
@@ -315,7 +315,7 @@ extension PostgresQueueStore {
         let id = end.id.rawValue
         let attempt = end.attempt
         let owner = end.owner
-        /// Each UPDATE is fenced by `WHERE id AND state = 2 AND attempt AND owner`: it changes
+        /// Each UPDATE is fenced by `WHERE id AND state = running AND attempt AND owner`: it changes
         /// nothing for an attempt that no longer holds the job.
         func update(_ query: PostgresQuery) async throws -> Bool { try await !connection.rows(query, logger).isEmpty }
         switch end.outcome {
@@ -324,21 +324,21 @@ extension PostgresQueueStore {
             return (done.contains(id), !freed.isEmpty)
         case .failed(let code, let message, let retryAt?):
             let done = try await update(
-                "UPDATE sequencer.jobs SET state = 1, run_at = \(retryAt), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = 2 AND attempt = \(attempt) AND owner = \(owner) RETURNING id")
+                "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.available), run_at = \(retryAt), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id")
             return (done, done)
         case .failed(let code, let message, nil):
             guard try await update(
-                "UPDATE sequencer.jobs SET state = 4, ended_at = \(now), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = 2 AND attempt = \(attempt) AND owner = \(owner) RETURNING id"
+                "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.failed), ended_at = \(now), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id"
             ) else { return (false, false) }
             try await skipDependents(of: id, now: now, connection, logger)
         case .cancelled:
             guard try await update(
-                "UPDATE sequencer.jobs SET state = 5, ended_at = \(now), owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' WHERE id = \(id) AND state = 2 AND attempt = \(attempt) AND owner = \(owner) RETURNING id"
+                "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.cancelled), ended_at = \(now), owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id"
             ) else { return (false, false) }
             try await skipDependents(of: id, now: now, connection, logger)
         case .released:
             let done = try await update(
-                "UPDATE sequencer.jobs SET state = 1, attempt = attempt - 1, run_at = \(now), owner = NULL, lease_until = NULL WHERE id = \(id) AND state = 2 AND attempt = \(attempt) AND owner = \(owner) RETURNING id")
+                "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.available), attempt = attempt - 1, run_at = \(now), owner = NULL, lease_until = NULL WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id")
             return (done, done)
         }
         return (true, false)
@@ -351,9 +351,9 @@ extension PostgresQueueStore {
             let rows = try await connection.rows(
                 """
                 WITH gone AS (DELETE FROM sequencer.needs WHERE need = ANY(\(frontier)) RETURNING need, job)
-                UPDATE sequencer.jobs AS j SET state = 6, ended_at = \(now), cause = gone.need, error_code = 'needFailed',
+                UPDATE sequencer.jobs AS j SET state = \(unescaped: SQLState.skipped), ended_at = \(now), cause = gone.need, error_code = 'needFailed',
                     error = 'job #' || gone.need || ', which it needs, did not succeed'
-                FROM gone WHERE j.id = gone.job AND j.state <= 1
+                FROM gone WHERE j.id = gone.job AND \(unescaped: "j." + SQLState.isPending)
                 RETURNING j.id
                 """, logger)
             frontier = try rows.map { try $0.decode(Int64.self) }

@@ -76,7 +76,7 @@ extension PostgresQueueStore {
             "renewing leases",
             """
             UPDATE sequencer.jobs SET lease_until = \(leaseUntil)
-            WHERE id = ANY(\(ids)) AND state = 2 AND owner = \(owner) RETURNING id, cancel_requested
+            WHERE id = ANY(\(ids)) AND state = \(unescaped: SQLState.running) AND owner = \(owner) RETURNING id, cancel_requested
             """)
         var keep = Set<Int64>()
         for row in rows {
@@ -97,7 +97,7 @@ extension PostgresQueueStore {
                     unsafeSQL: """
                         UPDATE sequencer.jobs SET crashes = crashes + CASE WHEN ahead THEN 0 ELSE 1 END,
                             owner = NULL, lease_until = NULL, error_code = 'crashed',
-                            state = CASE WHEN \(poisoned) THEN 4 ELSE 1 END,
+                            state = CASE WHEN \(poisoned) THEN \(SQLState.failed) ELSE \(SQLState.available) END,
                             run_at = CASE WHEN \(poisoned) THEN run_at ELSE $1 END,
                             ended_at = CASE WHEN \(poisoned) THEN $1 ELSE NULL END,
                             error = CASE WHEN \(poisoned)
@@ -107,7 +107,7 @@ extension PostgresQueueStore {
                                     || ' ended or lost its lease while it waited there for a slot (attempt ' || attempt || ')'
                                 ELSE 'its worker ' || coalesce(owner, '?') || ' ended or lost its lease during attempt ' || attempt END,
                             lost_ahead = lost_ahead OR ahead, ahead = false
-                        WHERE state = 2 AND lease_until < $1
+                        WHERE state = \(SQLState.running) AND lease_until < $1
                         RETURNING id, state
                         """, binds: Self.binds(now, Int64(poisonLimit))), logger)
             var available = false
@@ -137,7 +137,7 @@ extension PostgresQueueStore {
         case .waiting, .available:
             try await connection.rows(
                 """
-                UPDATE sequencer.jobs SET state = 5, ended_at = \(now), error_code = 'cancelled', error = 'cancelled before it ran'
+                UPDATE sequencer.jobs SET state = \(unescaped: SQLState.cancelled), ended_at = \(now), error_code = 'cancelled', error = 'cancelled before it ran'
                 WHERE id = \(id.rawValue)
                 """, logger)
             try await Self.skipDependents(of: id.rawValue, now: now, connection, logger)
@@ -168,7 +168,7 @@ extension PostgresQueueStore {
             "pruning",
             """
             WITH gone AS (
-                DELETE FROM sequencer.jobs WHERE state >= 3 AND state <= \(last) AND ended_at < \(endedBefore)
+                DELETE FROM sequencer.jobs WHERE \(unescaped: SQLState.hasEnded) AND state <= \(last) AND ended_at < \(endedBefore)
                     AND NOT EXISTS (SELECT 1 FROM sequencer.run_jobs WHERE run_jobs.job = jobs.id)
                 RETURNING id
             ), edges AS (

@@ -115,7 +115,7 @@ extension SQLiteQueueStore: RunStore {
         try await write { db in
             try db.execute(sql: "UPDATE runs SET cancelled_at = coalesce(cancelled_at, ?) WHERE id = ?", arguments: [now, id.rawValue])
             let live = try Int64.fetchAll(
-                db, sql: "SELECT job FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job WHERE run = ? AND jobs.state <= 2 ORDER BY job",
+                db, sql: "SELECT job FROM run_jobs JOIN jobs ON jobs.id = run_jobs.job WHERE run = ? AND jobs.\(SQLState.isLive) ORDER BY job",
                 arguments: [id.rawValue])
             var cancelled = 0
             // A job skipped by an earlier one's cancel is no longer live: cancel passes it by.

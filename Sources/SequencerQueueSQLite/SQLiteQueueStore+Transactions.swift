@@ -24,7 +24,7 @@ extension SQLiteQueueStore {
             guard !key.isEmpty else {
                 throw QueueError(code: .invalidOption, location: path, message: "a job of kind '\(job.kind)' has an empty key")
             }
-            if let live = try Int64.fetchOne(cached: db, sql: "SELECT id FROM jobs WHERE key = ? AND state <= 2", arguments: [key]) {
+            if let live = try Int64.fetchOne(cached: db, sql: "SELECT id FROM jobs WHERE key = ? AND \(SQLState.isLive)", arguments: [key]) {
                 return DurableJobID(live)
             }
         }
@@ -83,7 +83,7 @@ extension SQLiteQueueStore {
         kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64, _ db: Database
     ) throws -> [ClaimedJob] {
         var room: [String: Int] = [:]
-        let held = "SELECT count(*) FROM jobs WHERE lane = lanes.name AND (state = 2 OR (state = 1 AND attempt > 0))"
+        let held = "SELECT count(*) FROM jobs WHERE lane = lanes.name AND (state = \(SQLState.running) OR (state = \(SQLState.available) AND attempt > 0))"
         for row in try Row.fetchAll(cached: db, sql: "SELECT name, width - (\(held)) FROM lanes") {
             room[row[0]] = row[1]
         }
@@ -95,7 +95,7 @@ extension SQLiteQueueStore {
             let page = room.isEmpty ? max(limit - claimed.count, 32) : max(limit * 2, 32)
             var sql = """
                 SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry, lost_ahead FROM jobs INDEXED BY jobs_available
-                WHERE state = 1 AND run_at <= ? AND kind IN \(placeholders(kinds.count))
+                WHERE state = \(SQLState.available) AND run_at <= ? AND kind IN \(placeholders(kinds.count))
                 """
             var arguments: StatementArguments = [now]
             arguments += StatementArguments(kinds)
@@ -134,7 +134,7 @@ extension SQLiteQueueStore {
                 // One statement for the page's jobs, their IDs in a JSON array.
                 try db.executeCached(
                     sql: """
-                        UPDATE jobs SET state = 2, attempt = attempt + 1, owner = ?, lease_until = ?, started_at = ?,
+                        UPDATE jobs SET state = \(SQLState.running), attempt = attempt + 1, owner = ?, lease_until = ?, started_at = ?,
                             ahead = id IN (SELECT value FROM json_each(?))
                         WHERE id IN (SELECT value FROM json_each(?))
                         """,
@@ -157,7 +157,7 @@ extension SQLiteQueueStore {
         switch state {
         case .waiting, .available:
             try db.executeCached(
-                sql: "UPDATE jobs SET state = 5, ended_at = ?, error_code = 'cancelled', error = 'cancelled before it ran' WHERE id = ?",
+                sql: "UPDATE jobs SET state = \(SQLState.cancelled), ended_at = ?, error_code = 'cancelled', error = 'cancelled before it ran' WHERE id = ?",
                 arguments: [now, id])
             try skipDependents(of: id, now: now, db)
             return .cancelled
@@ -171,41 +171,41 @@ extension SQLiteQueueStore {
 
     /// Records one attempt's end, if the attempt still holds its job.
     static func finish(_ end: AttemptEnd, now: Int64, _ db: Database) throws -> Bool {
-        let holder = "WHERE id = ? AND state = 2 AND attempt = ? AND owner = ?"
+        let holder = "WHERE id = ? AND state = \(SQLState.running) AND attempt = ? AND owner = ?"
         let fence: StatementArguments = [end.id.rawValue, end.attempt, end.owner]
         switch end.outcome {
         case .succeeded(let output):
             try db.executeCached(
-                sql: "UPDATE jobs SET state = 3, output = ?, ended_at = ?, owner = NULL, lease_until = NULL, error_code = NULL, error = NULL \(holder)",
+                sql: "UPDATE jobs SET state = \(SQLState.succeeded), output = ?, ended_at = ?, owner = NULL, lease_until = NULL, error_code = NULL, error = NULL \(holder)",
                 arguments: [output, now] + fence)
             guard db.changesCount == 1 else { return false }
             // Its dependents (none, for most jobs), each available once its last need succeeded.
             let dependents = try Int64.fetchAll(cached: db, sql: "DELETE FROM needs WHERE need = ? RETURNING job", arguments: [end.id.rawValue])
             for dependent in dependents {
                 try db.executeCached(
-                    sql: "UPDATE jobs SET remaining = remaining - 1, state = CASE WHEN remaining = 1 THEN 1 ELSE 0 END WHERE id = ? AND state = 0",
+                    sql: "UPDATE jobs SET remaining = remaining - 1, state = CASE WHEN remaining = 1 THEN \(SQLState.available) ELSE \(SQLState.waiting) END WHERE id = ? AND state = \(SQLState.waiting)",
                     arguments: [dependent])
             }
         case .failed(let code, let message, let retryAt?):
             try db.executeCached(
-                sql: "UPDATE jobs SET state = 1, run_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
+                sql: "UPDATE jobs SET state = \(SQLState.available), run_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
                 arguments: [retryAt, code, message] + fence)
             return db.changesCount == 1
         case .failed(let code, let message, nil):
             try db.executeCached(
-                sql: "UPDATE jobs SET state = 4, ended_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
+                sql: "UPDATE jobs SET state = \(SQLState.failed), ended_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
                 arguments: [now, code, message] + fence)
             guard db.changesCount == 1 else { return false }
             try skipDependents(of: end.id.rawValue, now: now, db)
         case .cancelled:
             try db.executeCached(
-                sql: "UPDATE jobs SET state = 5, ended_at = ?, owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' \(holder)",
+                sql: "UPDATE jobs SET state = \(SQLState.cancelled), ended_at = ?, owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' \(holder)",
                 arguments: [now] + fence)
             guard db.changesCount == 1 else { return false }
             try skipDependents(of: end.id.rawValue, now: now, db)
         case .released:
             try db.executeCached(
-                sql: "UPDATE jobs SET state = 1, attempt = attempt - 1, run_at = ?, owner = NULL, lease_until = NULL \(holder)",
+                sql: "UPDATE jobs SET state = \(SQLState.available), attempt = attempt - 1, run_at = ?, owner = NULL, lease_until = NULL \(holder)",
                 arguments: [now] + fence)
             return db.changesCount == 1
         }
@@ -221,8 +221,8 @@ extension SQLiteQueueStore {
             for dependent in dependents {
                 try db.executeCached(
                     sql: """
-                        UPDATE jobs SET state = 6, ended_at = ?, cause = ?, error_code = 'needFailed',
-                        error = ? WHERE id = ? AND state <= 1
+                        UPDATE jobs SET state = \(SQLState.skipped), ended_at = ?, cause = ?, error_code = 'needFailed',
+                        error = ? WHERE id = ? AND \(SQLState.isPending)
                         """,
                     arguments: [now, need, "job #\(need), which it needs, did not succeed", dependent])
                 if db.changesCount == 1 { frontier.append(dependent) }

@@ -87,7 +87,7 @@ public final class SQLiteQueueStore: QueueStore {
         guard !jobs.isEmpty else { return [] }
         let ids = Self.jsonArray(jobs.map(\.rawValue))
         return try await write { db in
-            let mine = "state = 2 AND owner = ? AND id IN (SELECT value FROM json_each(?))"
+            let mine = "state = \(SQLState.running) AND owner = ? AND id IN (SELECT value FROM json_each(?))"
             try db.execute(sql: "UPDATE jobs SET lease_until = ? WHERE \(mine)", arguments: [leaseUntil, owner, ids])
             let held = try Row.fetchAll(db, sql: "SELECT id, cancel_requested FROM jobs WHERE \(mine)", arguments: [owner, ids])
             var keep = Set<Int64>()
@@ -99,7 +99,7 @@ public final class SQLiteQueueStore: QueueStore {
     public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
         try await write { db in
             let expired = try Row.fetchAll(
-                db, sql: "SELECT id, crashes, owner, attempt, ahead FROM jobs WHERE state = 2 AND lease_until < ?", arguments: [now])
+                db, sql: "SELECT id, crashes, owner, attempt, ahead FROM jobs WHERE state = \(SQLState.running) AND lease_until < ?", arguments: [now])
             for row in expired {
                 let id: Int64 = row[0]
                 let owner: String = row[2] ?? "?"
@@ -111,7 +111,7 @@ public final class SQLiteQueueStore: QueueStore {
                     let message = "its worker ended or lost its lease while running it \(crashes) times (the last: \(owner), attempt \(attempt)); failed for good, as poison"
                     try db.execute(
                         sql: """
-                            UPDATE jobs SET state = 4, crashes = ?, owner = NULL, lease_until = NULL, ended_at = ?,
+                            UPDATE jobs SET state = \(SQLState.failed), crashes = ?, owner = NULL, lease_until = NULL, ended_at = ?,
                             error_code = 'crashed', error = ? WHERE id = ?
                             """,
                         arguments: [crashes, now, message, id])
@@ -122,7 +122,7 @@ public final class SQLiteQueueStore: QueueStore {
                         : "its worker \(owner) ended or lost its lease during attempt \(attempt)"
                     try db.execute(
                         sql: """
-                            UPDATE jobs SET state = 1, crashes = ?, owner = NULL, lease_until = NULL, run_at = ?,
+                            UPDATE jobs SET state = \(SQLState.available), crashes = ?, owner = NULL, lease_until = NULL, run_at = ?,
                             error_code = 'crashed', error = ?, lost_ahead = lost_ahead OR ahead, ahead = 0 WHERE id = ?
                             """,
                         arguments: [crashes, now, message, id])
@@ -149,7 +149,7 @@ public final class SQLiteQueueStore: QueueStore {
 
     public func prune(endedBefore: Int64, includingFailures: Bool) async throws -> Int {
         try await write { db in
-            let states = includingFailures ? "state >= 3" : "state = 3"
+            let states = includingFailures ? SQLState.hasEnded : "state = \(SQLState.succeeded)"
             // A run's jobs stay as long as their run (RunStore.deleteRuns).
             let ended = "\(states) AND ended_at < ? AND id NOT IN (SELECT job FROM run_jobs)"
             try db.execute(sql: "DELETE FROM needs WHERE need IN (SELECT id FROM jobs WHERE \(ended))", arguments: [endedBefore])
@@ -195,7 +195,7 @@ public final class SQLiteQueueStore: QueueStore {
         guard !kinds.isEmpty else { return nil }
         return try await read { db in
             try Int64.fetchOne(
-                db, sql: "SELECT min(run_at) FROM jobs WHERE state = 1 AND run_at > ? AND kind IN \(Self.placeholders(kinds.count))",
+                db, sql: "SELECT min(run_at) FROM jobs WHERE state = \(SQLState.available) AND run_at > ? AND kind IN \(Self.placeholders(kinds.count))",
                 arguments: [now] + StatementArguments(kinds))
         }
     }
