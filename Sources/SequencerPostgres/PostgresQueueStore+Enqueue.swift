@@ -94,11 +94,11 @@ extension PostgresQueueStore {
             lane = job.lane
             pendingNeeds = pending
             runAt = job.runAt
-            retry = PostgresQueueStore.encodeRetry(job.retry)
-            timeoutMs = job.timeout.map(PostgresQueueStore.milliseconds)
+            retry = job.retry.stored
+            timeoutMs = job.timeout.map(QueueClock.milliseconds)
             self.cause = cause
             errorCode = cause == nil ? nil : "needFailed"
-            error = cause.map(PostgresQueueStore.needFailed)
+            error = cause.map(StoreText.needFailed)
             endedAt = cause == nil ? nil : now
         }
     }
@@ -124,10 +124,4 @@ extension PostgresQueueStore {
         return (live, cause)
     }
 
-    static func needFailed(_ cause: Int64) -> String { "job #\(cause), which it needs, did not succeed" }
-
-    /// A retry policy as stored (JSON); nil for none.
-    static func encodeRetry(_ retry: StoredRetry) -> String? {
-        retry == .none ? nil : (try? JSONEncoder().encode(retry)).map { String(decoding: $0, as: UTF8.self) }
-    }
 }

@@ -23,9 +23,9 @@ extension PostgresQueueStore {
         let states = try await needStates(Set(job.needs.map(\.rawValue)).sorted(), connection, logger)
         let (live, cause) = try standing(of: job, states, location: location)
         let state: DurableJobState = cause != nil ? .skipped : live.isEmpty ? .available : .waiting
-        let retry = encodeRetry(job.retry)
-        let timeout = job.timeout.map(milliseconds)
-        let error = cause.map(needFailed)
+        let retry = job.retry.stored
+        let timeout = job.timeout.map(QueueClock.milliseconds)
+        let error = cause.map(StoreText.needFailed)
         let errorCode: String? = cause == nil ? nil : "needFailed"
         let endedAt: Int64? = cause == nil ? nil : now
         // A key taken by a job enqueued meanwhile: its transaction committed, and the insert did
@@ -160,7 +160,7 @@ extension PostgresQueueStore {
         return ClaimedJob(
             id: DurableJobID(id), kind: kind, input: input, attempt: attempt,
             priority: UInt8(exactly: priority).flatMap(Priority.init(rawValue:)) ?? .utility, lane: lane,
-            timeout: timeout.map { .milliseconds($0) }, retry: decodeRetry(retry))
+            timeout: timeout.map { .milliseconds($0) }, retry: StoredRetry(stored: retry))
     }
 
     /// The claim in one statement, when none of its first `limit` candidates would take a lane
@@ -352,24 +352,11 @@ extension PostgresQueueStore {
                 """
                 WITH gone AS (DELETE FROM sequencer.needs WHERE need = ANY(\(frontier)) RETURNING need, job)
                 UPDATE sequencer.jobs AS j SET state = \(unescaped: SQLState.skipped), ended_at = \(now), cause = gone.need, error_code = 'needFailed',
-                    error = 'job #' || gone.need || ', which it needs, did not succeed'
+                    error = \(unescaped: StoreText.needFailedSQL("gone.need"))
                 FROM gone WHERE j.id = gone.job AND \(unescaped: "j." + SQLState.isPending)
                 RETURNING j.id
                 """, logger)
             frontier = try rows.map { try $0.decode(Int64.self) }
         }
-    }
-
-    /// A stored retry policy (JSON); one that does not decode (written by hand, say) is no retry.
-    static func decodeRetry(_ text: String?) -> StoredRetry {
-        guard let text, let retry = try? JSONDecoder().decode(StoredRetry.self, from: Data(text.utf8)) else { return .none }
-        return retry
-    }
-
-    /// A duration in whole milliseconds, rounded up.
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, part) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000_000_000)
-        return seconds * 1000 + whole + (part > 0 ? 1 : 0)
     }
 }

@@ -14,7 +14,7 @@ enum PostgresSchema {
 
     /// The statements of each version, in order (the extended protocol runs one statement per
     /// query).
-    static let migrations: [[String]] = [v1, v2, v3, v4, v5]
+    static let migrations: [[String]] = [v1, v2, v3, v4, v5, v6]
 
     static var current: Int { migrations.count }
 
@@ -166,5 +166,16 @@ enum PostgresSchema {
         "ALTER TABLE sequencer.fingerprints RENAME COLUMN parts_text TO parts",
         "ALTER TABLE sequencer.fingerprints RENAME COLUMN outputs_text TO outputs",
         "ALTER TABLE sequencer.fingerprints ALTER COLUMN parts SET NOT NULL, ALTER COLUMN outputs SET NOT NULL",
+    ]
+
+    /// One encoding of retry policies, as in the SQLite store: `retry` holds the five numbers
+    /// (``SequencerQueue/StoredRetry``), converted from version 1's JSON objects. A value that
+    /// is not such an object (written by hand) is left, and reads as no retry, as before.
+    static let v6 = [
+        """
+        UPDATE sequencer.jobs SET retry = concat_ws(' ', retry::jsonb->>'maxAttempts', retry::jsonb->>'initialMilliseconds',
+            retry::jsonb->>'multiplier', retry::jsonb->>'maximumMilliseconds', retry::jsonb->>'jitter')
+        WHERE retry IS NOT NULL AND retry LIKE '{%' AND retry::jsonb ?& array['maxAttempts', 'initialMilliseconds', 'multiplier', 'maximumMilliseconds', 'jitter']
+        """,
     ]
 }

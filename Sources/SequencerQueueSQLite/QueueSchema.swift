@@ -11,7 +11,7 @@ enum QueueSchema {
     /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
     static let applicationID: Int32 = 0x5345_5151
 
-    static let versions = ["v1", "v2", "v3", "v4", "v5"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6"]
 
     static var current: Int { versions.count }
 
@@ -142,6 +142,11 @@ enum QueueSchema {
                     sql: "UPDATE fingerprints SET parts = ?, outputs = ? WHERE workflow = ? AND job = ?",
                     arguments: [lines(row[2]), lines(row[3]), row[0] as String, row[1] as String])
             }
+        }
+        migrator.registerMigration("v6") { db in
+            // The column names of the PostgreSQL store: the count of a waiting job's needs that
+            // have not succeeded yet is `pending_needs` in both.
+            try db.execute(sql: "ALTER TABLE jobs RENAME COLUMN remaining TO pending_needs")
         }
         return migrator
     }

@@ -52,14 +52,14 @@ extension SQLiteQueueStore {
         let state: DurableJobState = cause != nil ? .skipped : remaining > 0 ? .waiting : .available
         try db.executeCached(
             sql: """
-                INSERT INTO jobs (kind, input, state, priority, lane, key, remaining, run_at, retry, timeout_ms, enqueued_at,
+                INSERT INTO jobs (kind, input, state, priority, lane, key, pending_needs, run_at, retry, timeout_ms, enqueued_at,
                                   cause, error_code, error, ended_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 job.kind, job.input, state.rawValue, Int(job.priority.rawValue), job.lane, job.key, remaining,
-                job.runAt, job.retry == .none ? nil : RetryColumn.encode(job.retry), job.timeout.map(QueueClock.milliseconds), now,
-                cause, cause == nil ? nil : "needFailed", cause.map { "job #\($0), which it needs, did not succeed" },
+                job.runAt, job.retry.stored, job.timeout.map(QueueClock.milliseconds), now,
+                cause, cause == nil ? nil : "needFailed", cause.map(StoreText.needFailed),
                 cause == nil ? nil : now,
             ])
         let id = db.lastInsertedRowID
@@ -128,7 +128,7 @@ extension SQLiteQueueStore {
                 claimed.append(ClaimedJob(
                     id: DurableJobID(id), kind: row[1], input: row[2], attempt: (row[3] as Int) + 1,
                     priority: Priority(rawValue: row[4]) ?? .utility, lane: lane, timeout: (row[6] as Int64?).map { .milliseconds($0) },
-                    retry: RetryColumn.decode(row[7])))
+                    retry: StoredRetry(stored: row[7])))
             }
             if !ids.isEmpty {
                 // One statement for the page's jobs, their IDs in a JSON array.
@@ -183,7 +183,7 @@ extension SQLiteQueueStore {
             let dependents = try Int64.fetchAll(cached: db, sql: "DELETE FROM needs WHERE need = ? RETURNING job", arguments: [end.id.rawValue])
             for dependent in dependents {
                 try db.executeCached(
-                    sql: "UPDATE jobs SET remaining = remaining - 1, state = CASE WHEN remaining = 1 THEN \(SQLState.available) ELSE \(SQLState.waiting) END WHERE id = ? AND state = \(SQLState.waiting)",
+                    sql: "UPDATE jobs SET pending_needs = pending_needs - 1, state = CASE WHEN pending_needs = 1 THEN \(SQLState.available) ELSE \(SQLState.waiting) END WHERE id = ? AND state = \(SQLState.waiting)",
                     arguments: [dependent])
             }
         case .failed(let code, let message, let retryAt?):
@@ -224,26 +224,10 @@ extension SQLiteQueueStore {
                         UPDATE jobs SET state = \(SQLState.skipped), ended_at = ?, cause = ?, error_code = 'needFailed',
                         error = ? WHERE id = ? AND \(SQLState.isPending)
                         """,
-                    arguments: [now, need, "job #\(need), which it needs, did not succeed", dependent])
+                    arguments: [now, need, StoreText.needFailed(need), dependent])
                 if db.changesCount == 1 { frontier.append(dependent) }
             }
         }
-    }
-}
-
-/// A retry policy in one text column: its five numbers.
-enum RetryColumn {
-    static func encode(_ retry: StoredRetry) -> String {
-        "\(retry.maxAttempts) \(retry.initialMilliseconds) \(retry.multiplier) \(retry.maximumMilliseconds) \(retry.jitter)"
-    }
-
-    /// A column that does not parse (written by hand, say) is no retry, never a crash.
-    static func decode(_ text: String?) -> StoredRetry {
-        guard let parts = text?.split(separator: " "), parts.count == 5,
-            let attempts = Int(parts[0]), let initial = Int64(parts[1]), let multiplier = Double(parts[2]),
-            let maximum = Int64(parts[3]), let jitter = Double(parts[4])
-        else { return .none }
-        return StoredRetry(maxAttempts: attempts, initialMilliseconds: initial, multiplier: multiplier, maximumMilliseconds: maximum, jitter: jitter)
     }
 }
 

@@ -111,6 +111,30 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Version 6 keeps retry policies as the SQLite store does (five numbers): version 5's JSON
+    /// objects are converted, and the job claimed afterwards retries as it was told to.
+    @Test func aVersion5SchemasRetryPoliciesAreConvertedToTheOneEncoding() async throws {
+        try await TestServer.withDatabase { url in
+            let first = try await PostgresQueueStore(url: url)
+            var job = Steps.job()
+            job.retry = StoredRetry(maxAttempts: 5, initialMilliseconds: 1000, multiplier: 2, maximumMilliseconds: 30_000, jitter: 0.1)
+            let id = try #require(try await first.enqueue([job], now: 0).first)
+            try await first.close()
+            // Back to version 5: the policy as JSON.
+            try await TestServer.admin(
+                url,
+                """
+                UPDATE sequencer.jobs SET retry = '{"maxAttempts":5,"initialMilliseconds":1000,"multiplier":2,"maximumMilliseconds":30000,"jitter":0.1}'
+                WHERE id = \(id.rawValue)
+                """,
+                "DELETE FROM sequencer.migrations WHERE version >= 6")
+            let store = try await PostgresQueueStore(url: url)
+            let claimed = try await store.claim(kinds: ["k"], limit: 1, slots: 1, owner: "w", now: 1, leaseUntil: 30_000)
+            #expect(claimed.map(\.retry) == [job.retry])
+            try await store.close()
+        }
+    }
+
     @Test func aNotificationWakesAListenerInAnotherProcess() async throws {
         try await StoreKind.postgres.withSteps { steps in
             let listener = try await steps.reopen()
