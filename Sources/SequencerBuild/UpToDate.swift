@@ -25,12 +25,12 @@ public import SequencerHistory
 /// let shell = try ShellWorkflow(file: file, runner: ProcessRunner(), outputDirectory: "out", upToDate: check)
 /// ```
 public final class UpToDate: UpToDateCheck {
-    private let file: WorkflowFile
-    private let stored: [String: Fingerprint]
-    private let hasher: FileHasher
+    let file: WorkflowFile
+    let stored: [String: Fingerprint]
+    let hasher: FileHasher
     private let expansions: PatternExpansions
     private let recorder: any FingerprintRecorder
-    private let force: Bool
+    let force: Bool
     /// Called with a job's name and why it runs, for `--explain`.
     private let explain: (@Sendable (String, String) -> Void)?
     /// Called with a problem of a depfile: missing, malformed, or naming a file that is not there.
@@ -104,99 +104,6 @@ public final class UpToDate: UpToDateCheck {
     /// when it has no recorded success.
     func changedOutput(of job: WorkflowFile.Job) -> String? {
         stored[job.name].flatMap { changedOutput(of: job, since: $0) }
-    }
-
-    /// Whether every job of the file is up to date, decided before any runs: in one pass over
-    /// the jobs, needs first, each fingerprint computed from its needs' as ``isUpToDate(_:)``
-    /// would compute it. It stops at the first job that is not up to date, says nothing to
-    /// `explain`, and records nothing: when it returns nil, run the jobs and ask
-    /// ``isUpToDate(_:)`` of each as its turn comes (a job that runs may change what a later
-    /// one reads, so a decision made before it ran would not stand). When every job is up to
-    /// date, nothing runs, so every decision stands: the run can end without starting a job.
-    ///
-    /// ```swift
-    /// if let jobs = check.allUpToDate() { /* record the run as up to date; start nothing */ }
-    /// ```
-    ///
-    /// - Returns: The names of the file's jobs, each after the jobs it needs (the order of
-    ///   ``ShellWorkflow/needsFirst(_:)``), when every one declares outputs and is up to date;
-    ///   nil otherwise, and with `force`.
-    /// - Complexity: O(jobs + needs + inputs), and a `stat` per output and input file.
-    public func allUpToDate() -> [String]? {
-        allUpToDate(collecting: false)?.names
-    }
-
-    /// ``allUpToDate()``, with the files the pass read (every output, every input, every file a
-    /// depfile named), with their stamps as the pass saw them: an ``UpToDateState``'s. (A
-    /// job's output that another job reads is there twice.)
-    public func allUpToDateWithFiles() -> (names: [String], files: [UpToDateState.File])? {
-        allUpToDate(collecting: true)
-    }
-
-    private func allUpToDate(collecting: Bool) -> (names: [String], files: [UpToDateState.File])? {
-        guard !force else { return nil }
-        let jobs = file.jobs
-        // The outputs are checked (a `stat` each) on a thread of their own meanwhile.
-        let outputs = OutputCheck(jobs: jobs, collecting: collecting) { [self] job, reader, seen in
-            guard let last = stored[job.name] else { return false }
-            return outputsUnchanged(of: job, since: last, reader: reader, seen: &seen)
-        }
-        defer { outputs.stop() }
-        let graph = JobGraph(jobs)
-        var names: [String] = []
-        names.reserveCapacity(jobs.count)
-        var fingerprints = [String?](repeating: nil, count: jobs.count)
-        var text: [UInt8] = []
-        // Each input file's hash, by path: nothing runs during the pass, so a file that many
-        // jobs read (a header every job's glob matches) is looked at once, as in ninja's stat cache.
-        var inputHashes: [String: String] = [:]
-        var inputs: [UpToDateState.File] = []
-        var stamp: [UInt8] = []
-        for position in graph.needsFirst {
-            let job = jobs[position]
-            guard !job.outputEntries.isEmpty, let last = stored[job.name] else { return nil }
-            let needs = graph.needs(of: position)
-            let fingerprint = parts(of: job) { index, name in
-                // Every need precedes the job, so its fingerprint (equal to its last success's) is known.
-                index < needs.count ? fingerprints[needs[needs.startIndex + index]] : stored[name]?.fingerprint
-            } inputHash: { path in
-                if let hash = inputHashes[path] { return hash }
-                let found = collecting ? hasher.hash(path, stamp: &stamp) : hasher.hash(path)
-                if collecting {
-                    // A file that is there but cannot be read hashes as missing: its stamp would
-                    // not change when it can be read, so the state keeps one that never matches.
-                    if found == nil, !stamp.elementsEqual("none".utf8), !stamp.elementsEqual("directory".utf8) {
-                        stamp = Array("unreadable".utf8)
-                    }
-                    inputs.append(UpToDateState.File(path: path, stamp: stamp))
-                }
-                let hash = found ?? "missing"
-                inputHashes[path] = hash
-                return hash
-            }.fingerprint(scratch: &text)
-            guard fingerprint == last.fingerprint, !outputs.failed else { return nil }
-            fingerprints[position] = fingerprint
-            names.append(job.name)
-        }
-        guard outputs.allUnchanged() else { return nil }
-        return (names, outputs.seen + inputs)
-    }
-
-    /// Whether every output of `job` is as its last success left it: ``changedOutput(of:since:)``
-    /// without the words, for the pass over every job.
-    /// Each output it looks at goes in `seen`, when there is one.
-    private func outputsUnchanged(
-        of job: WorkflowFile.Job, since last: Fingerprint, reader: StampReader, seen: inout [UpToDateState.File]?
-    ) -> Bool {
-        let directory = file.directory(of: job)
-        var stamp: [UInt8] = []
-        for entry in job.outputEntries {
-            let path = resolve(entry.path, in: directory)
-            reader.describeStamp(of: path, into: &stamp)
-            seen?.append(UpToDateState.File(path: path, stamp: stamp))
-            guard !stamp.elementsEqual("none".utf8), last.outputMatches(entry.path, stamp: stamp) else { return false }
-        }
-        return true
     }
 
     /// Why `job`, whose fingerprint and parts are these, is not up to date; nil when it is.
@@ -300,7 +207,7 @@ public final class UpToDate: UpToDateCheck {
     ///     and its name; nil when unknown.
     ///   - inputHash: The hash of an input file (its absolute or resolved path), `missing` when
     ///     there is none (``FileHasher/hash(_:)``'s, or one remembered from it).
-    private func parts(
+    func parts(
         of job: WorkflowFile.Job, needFingerprint: (Int, String) -> String?, inputHash: (String) -> String
     ) -> FingerprintParts {
         var parts = FingerprintParts()
@@ -374,81 +281,7 @@ public final class UpToDate: UpToDateCheck {
     }
 
     /// `path` under `directory`, unless it is absolute.
-    private func resolve(_ path: String, in directory: String) -> String {
+    func resolve(_ path: String, in directory: String) -> String {
         path.hasPrefix("/") ? path : directory + "/" + path
     }
 }
-
-/// The outputs of every job checked on a thread of its own, while the caller computes the
-/// fingerprints: the checks are independent of each other and of the fingerprints, and a pass
-/// over a large file spends a third of its time in `stat`.
-final class OutputCheck: Sendable {
-    private let failure = Atomic<Bool>(false)
-    private let stopped = Atomic<Bool>(false)
-    private let done = DispatchSemaphore(value: 0)
-    private let collected = Mutex<[UpToDateState.File]>([])
-
-    /// Starts checking `jobs`: `unchanged` says whether a job's outputs are as its last
-    /// success left them, and notes the outputs it looked at in its last argument when
-    /// `collecting` (nil otherwise).
-    init(
-        jobs: [WorkflowFile.Job], collecting: Bool = false,
-        unchanged: @escaping @Sendable (WorkflowFile.Job, StampReader, inout [UpToDateState.File]?) -> Bool
-    ) {
-        let thread = Thread { [self] in
-            let reader = StampReader()
-            var seen: [UpToDateState.File]? = collecting ? [] : nil
-            for job in jobs {
-                guard !stopped.load(ordering: .relaxed) else { break }
-                if !unchanged(job, reader, &seen) {
-                    failure.store(true, ordering: .relaxed)
-                    break
-                }
-            }
-            if let seen { collected.withLock { $0 = seen } }
-            done.signal()
-        }
-        thread.name = "sequencer-output-check"
-        thread.start()
-    }
-
-    /// The outputs looked at, with their stamps, once the checks have ended (when collecting).
-    var seen: [UpToDateState.File] {
-        done.wait()
-        done.signal()
-        return collected.withLock { $0 }
-    }
-
-    /// Whether a job's outputs were found changed (or missing) so far.
-    var failed: Bool { failure.load(ordering: .relaxed) }
-
-    /// Waits for the checks to end; whether every job's outputs are unchanged.
-    func allUnchanged() -> Bool {
-        done.wait()
-        done.signal()  // so that `stop()` returns too
-        return !failure.load(ordering: .relaxed)
-    }
-
-    /// Stops the checks and waits for their thread to end.
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        done.wait()
-        done.signal()
-    }
-}
-
-/// Where ``UpToDate`` records the fingerprint of a job that succeeded: the journal
-/// (`JournalRecorder`), or the store of a durable queue shared by workers.
-public protocol FingerprintRecorder: Sendable {
-    func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String])
-
-    /// Records that a job was checked as it was about to start: its fingerprint, and why it
-    /// runs (`--explain`'s words; nil: up to date). Recorders that keep no checks ignore it.
-    func recordCheck(job: String, fingerprint: String, reason: String?)
-}
-
-extension FingerprintRecorder {
-    public func recordCheck(job: String, fingerprint: String, reason: String?) {}
-}
-
-extension JournalRecorder: FingerprintRecorder {}

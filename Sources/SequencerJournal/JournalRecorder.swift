@@ -24,35 +24,35 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// The journal the run is recorded in.
     public let journal: SQLiteJournal
     /// This recorder's hold on the journal's writer lock.
-    private let lockHolder: UInt64
-    private let info: String?
+    let lockHolder: UInt64
+    let info: String?
     /// The wall-clock time of this session's start, in nanoseconds since 1970.
-    private let origin: Int64
+    let origin: Int64
     /// The same moment on the continuous clock.
-    private let originInstant = ContinuousClock.now
+    let originInstant = ContinuousClock.now
 
-    private let condition = NSCondition()
+    let condition = NSCondition()
     /// Records from the caller (attempts, fingerprints, file hashes), written with the next batch.
-    private var pending: [Entry] = []
-    private var log: RunLog?
-    private var session: Int64 = 1
+    var pending: [Entry] = []
+    var log: RunLog?
+    var session: Int64 = 1
     /// Whether this session checks its jobs and records each check.
-    private var checksJobs = false
+    var checksJobs = false
     /// The session's graph, written with its start.
-    private var graph: HistoryGraph?
-    private var report: RunReport?
-    private var finished = false
-    private var failure: JournalError?
+    var graph: HistoryGraph?
+    var report: RunReport?
+    var finished = false
+    var failure: JournalError?
     /// Each job's status code at its last record, by position in this session (255: none),
     /// and children's by name: the run's counts.
-    private var statuses: [UInt8] = []
-    private var childStatuses: [String: UInt8] = [:]
+    var statuses: [UInt8] = []
+    var childStatuses: [String: UInt8] = [:]
     /// How many jobs and children have each status code now: the run's counts, written with
     /// every batch (so that a run killed mid-way is counted as far as its records go).
-    private var tally = [Int](repeating: 0, count: JobLog.statuses.count)
+    var tally = [Int](repeating: 0, count: JobLog.statuses.count)
     /// The writer's scratch space: which positions ended in the batch being written. Only the
     /// writer thread touches it.
-    private var endedHere: [Bool] = []
+    var endedHere: [Bool] = []
 
     /// How long the writer gathers records before a transaction.
     static let interval: TimeInterval = 0.005
@@ -200,7 +200,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
     /// The time since this recorder was created: the origin of the offsets it records.
     public var elapsed: Duration { ContinuousClock.now - originInstant }
 
-    private func addSession(_ session: Int64, names: [JobID], checked: Bool, graph: HistoryGraph? = nil, _ db: Database) throws {
+    func addSession(_ session: Int64, names: [JobID], checked: Bool, graph: HistoryGraph? = nil, _ db: Database) throws {
         let stored = graph?.encoded()
         if let stored {
             try db.execute(sql: "INSERT OR IGNORE INTO graphs (digest, graph) VALUES (?, ?)", arguments: [stored.digest, stored.data])
@@ -287,163 +287,8 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
         journal.lock.release(lockHolder)
     }
 
-    private func append(_ entry: Entry) {
+    func append(_ entry: Entry) {
         condition.withLock { pending.append(entry) }
-    }
-
-    // MARK: - Writing
-
-    private func writeLoop() {
-        var sequence: Int64 = 0
-        endedHere = [Bool](repeating: false, count: condition.withLock { statuses.count })
-        let (log, session) = condition.withLock { (self.log, self.session) }
-        while true {
-            let (entries, report) = condition.withLock { () -> ([Entry], RunReport?) in
-                if self.report == nil { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.interval)) }
-                defer { pending.removeAll(keepingCapacity: true) }
-                return (pending, self.report)
-            }
-            // Taken after the report arrived, the records are the run's last.
-            let batch = log?.take()
-            // The batch does not say when its jobs started: when it was taken is within an
-            // interval of it, which is what a reader following the run (the web page) shows.
-            let takenAt = elapsed.wholeNanoseconds
-            if condition.withLock({ failure == nil }), !(entries.isEmpty && batch?.isEmpty != false && report == nil) {
-                do {
-                    try journal.write { db in
-                        if let batch, !batch.isEmpty {
-                            sequence += 1
-                            try writeJobs(batch, session: session, sequence: sequence, takenAt: takenAt, db)
-                        }
-                        try write(entries, session: session, db)
-                        if let report { try endRun(report, db) }
-                    }
-                } catch {
-                    let failure = error as? JournalError ?? JournalError(code: .database, path: journal.path, message: "\(error)")
-                    condition.withLock { self.failure = failure }
-                }
-            }
-            if report != nil { break }
-        }
-        condition.withLock {
-            finished = true
-            condition.broadcast()
-        }
-    }
-
-    private func writeJobs(_ batch: RunLogBatch, session: Int64, sequence: Int64, takenAt: Int64, _ db: Database) throws {
-        var records: [JobLog.Record] = []
-        records.reserveCapacity(batch.started.count + batch.ended.count)
-        // A job that started and ended within the batch needs only its end.
-        for record in batch.ended where record.index < endedHere.count { endedHere[record.index] = true }
-        defer { for record in batch.ended where record.index < endedHere.count { endedHere[record.index] = false } }
-        for position in batch.started where position >= endedHere.count || !endedHere[position] {
-            records.append(JobLog.Record(
-                position: UInt32(position), ended: false, status: 0, flags: 0, attempts: 0, startedAt: takenAt, endedAt: -1))
-        }
-        let details = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO job_details (run_id, session, position, name, parent, code, error, result, result_kind)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        var newStatuses: [(Int, UInt8)] = []
-        var newChildStatuses: [(String, UInt8)] = []
-        newStatuses.reserveCapacity(batch.ended.count)
-        for record in batch.ended where !record.restored {
-            let status = JobLog.code(of: record.status)
-            let isChild = record.isChild
-            let (result, kind) = Self.encodeResult(of: record)
-            let error = Self.describeError(of: record)
-            let code = record.errorCode?.description
-            let hasDetails = isChild || code != nil || error != nil || kind != .none
-            records.append(JobLog.Record(
-                position: UInt32(record.index), ended: true, status: status,
-                flags: (record.status == .upToDate ? JobLog.Record.upToDate : 0) | (hasDetails ? JobLog.Record.hasDetails : 0),
-                attempts: UInt32(record.attempts),
-                startedAt: record.startedAt?.wholeNanoseconds ?? -1, endedAt: record.endedAt?.wholeNanoseconds ?? -1))
-            if hasDetails {
-                try details.execute(arguments: [
-                    runID, session, record.index, isChild ? batch.id(of: record).description : nil, record.parent?.description,
-                    code, error, result, kind.rawValue,
-                ])
-            }
-            if isChild {
-                newChildStatuses.append((batch.id(of: record).description, status))
-            } else {
-                newStatuses.append((record.index, status))
-            }
-        }
-        try db.execute(
-            sql: "INSERT INTO job_log (run_id, session, seq, records) VALUES (?, ?, ?, ?)",
-            arguments: [runID, session, sequence, JobLog.pack(records)])
-        let counts = condition.withLock {
-            for (index, status) in newStatuses { setStatus(status, of: index) }
-            for (name, status) in newChildStatuses { setStatus(status, ofChild: name) }
-            return tally
-        }
-        // The counts go with the records they count: `runs` then counts what `resume` restores.
-        try writeCounts(counts, db)
-    }
-
-    /// Sets the status of the job at `index` and keeps ``tally``; call it holding `condition`.
-    private func setStatus(_ status: UInt8, of index: Int) {
-        let old = statuses[index]
-        if Int(old) < tally.count { tally[Int(old)] -= 1 }
-        statuses[index] = status
-        if Int(status) < tally.count { tally[Int(status)] += 1 }
-    }
-
-    /// Sets the status of the child `name` and keeps ``tally``; call it holding `condition`.
-    private func setStatus(_ status: UInt8, ofChild name: String) {
-        if let old = childStatuses[name], Int(old) < tally.count { tally[Int(old)] -= 1 }
-        childStatuses[name] = status
-        if Int(status) < tally.count { tally[Int(status)] += 1 }
-    }
-
-    /// Writes the run's counts (by status code) into its row.
-    private func writeCounts(_ counts: [Int], _ db: Database) throws {
-        try db.execute(
-            sql: "UPDATE runs SET succeeded = ?, failed = ?, cancelled = ?, skipped = ?, timed_out = ? WHERE id = ?",
-            arguments: [counts[1], counts[2], counts[3], counts[4], counts[5], runID])
-    }
-
-    /// Writes the caller's records: one statement each, prepared once per connection (a run
-    /// of many jobs writes an attempt, a check and a fingerprint per job).
-    private func write(_ entries: [Entry], session: Int64, _ db: Database) throws {
-        for entry in entries {
-            switch entry {
-            case .attempt(let attempt):
-                try db.cachedStatement(
-                    sql: """
-                        INSERT OR REPLACE INTO attempts (run_id, name, attempt, started_at, ended_at, exit, exit_code, signal, output)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """
-                ).execute(
-                    arguments: [
-                        runID, attempt.job, attempt.attempt, attempt.startedAt, attempt.endedAt, attempt.exit,
-                        attempt.exitCode, attempt.signal, attempt.output,
-                    ])
-            case .fingerprint(let job, let fingerprint):
-                try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO fingerprints (workflow, name, fingerprint, parts, outputs, run_id) VALUES (?, ?, ?, ?, ?, ?)"
-                ).execute(
-                    arguments: [workflow, job, fingerprint.fingerprint, fingerprint.partsText, fingerprint.outputsText, runID])
-            case .fileHash(let path, let stamp, let hash):
-                try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO file_hashes (path, size, mtime, inode, hash) VALUES (?, ?, ?, ?, ?)"
-                ).execute(arguments: [path, stamp.size, stamp.modified, stamp.inode, hash])
-            case .check(let job, let fingerprint, let reason):
-                try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO job_checks (run_id, session, name, fingerprint, reason) VALUES (?, ?, ?, ?, ?)"
-                ).execute(arguments: [runID, session, job, fingerprint, reason])
-            }
-        }
-    }
-
-    private func endRun(_ report: RunReport, _ db: Database) throws {
-        let ended = origin + report.duration.wholeNanoseconds
-        try db.execute(
-            sql: "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?", arguments: [report.status.rawValue, ended, runID])
-        try writeCounts(condition.withLock { tally }, db)
     }
 
     // MARK: - Results

@@ -54,7 +54,7 @@ final class QueueWorker: Sendable {
     /// The local queue's running slots.
     let slots: Int
     let local: JobQueue
-    private let events: AsyncStream<RunEvent>
+    let events: AsyncStream<RunEvent>
     let state: Locked<State>
 
     init(queue: DurableQueue, maxConcurrency: Int) {
@@ -110,7 +110,7 @@ final class QueueWorker: Sendable {
     /// Turns until cancelled. A store that fails with ``QueueError/Code/database`` is tried
     /// again after a pause that doubles from 100 ms to 5 s (reset by a turn that works); other
     /// errors end the work.
-    private func loop() async throws {
+    func loop() async throws {
         var turns = Turns()
         var pause = Duration.milliseconds(100)
         while true {
@@ -129,7 +129,7 @@ final class QueueWorker: Sendable {
     /// 10 s at least. So a turn stuck in the store has the worker give its jobs up (see `beat`)
     /// before it is abandoned, and a slow store seldom has a turn abandoned that commits after
     /// all (its claims are left to their leases). See ``StoreDeadline``.
-    private func bounded<T: Sendable>(
+    func bounded<T: Sendable>(
         _ doing: String, within limit: Duration? = nil, _ call: @escaping @Sendable (any QueueStore) async throws -> T
     ) async throws -> T {
         let store = store
@@ -140,14 +140,14 @@ final class QueueWorker: Sendable {
     }
 
     /// When the worker last took back expired leases and pruned.
-    private struct Turns {
+    struct Turns {
         var lastReap: Int64?
         var lastPrune: Int64?
     }
 
     /// One turn: reaps and prunes when due, records the gathered ends and claims in one
     /// transaction, starts the claimed jobs, and waits for the next turn.
-    private func turn(_ turns: inout Turns) async throws {
+    func turn(_ turns: inout Turns) async throws {
         let reapEvery = max(1, QueueClock.milliseconds(options.lease) / 2)
         let pruneEvery = max(60_000, QueueClock.milliseconds(options.retention) / 10)
         do {
@@ -214,7 +214,7 @@ final class QueueWorker: Sendable {
     /// renewed first, and a job no longer this worker's (or cancelled) is not started, its
     /// attempt ended as cancelled (refused if it is no longer ours). If the renewal fails, the
     /// claimed jobs are released.
-    private func renewedIfLate(_ claimed: [ClaimedJob], claimedAt: Int64) async throws -> [ClaimedJob] {
+    func renewedIfLate(_ claimed: [ClaimedJob], claimedAt: Int64) async throws -> [ClaimedJob] {
         let now = clock.now()
         let lease = QueueClock.milliseconds(options.lease)
         guard !claimed.isEmpty, now - claimedAt > lease / 2 else { return claimed }
@@ -237,7 +237,7 @@ final class QueueWorker: Sendable {
 
     /// Waits for an end, an enqueue in this process, the next run time of a job it could claim,
     /// or the poll.
-    private func idle(after rung: UInt64, free: Int, kinds: [String], now: Int64) async throws {
+    func idle(after rung: UInt64, free: Int, kinds: [String], now: Int64) async throws {
         // Deadlines from `now`, read before the turn: a clock that moved on since makes them
         // pass at once, and the next turn claims what came due meanwhile.
         var deadline = now + QueueClock.milliseconds(options.poll)
@@ -248,7 +248,7 @@ final class QueueWorker: Sendable {
     }
 
     /// The registered kinds, but those refused here lately (see ``CannotRunHere``).
-    private func claimableKinds(now: Int64) -> [String] {
+    func claimableKinds(now: Int64) -> [String] {
         let kinds = queue.kinds.withLock { Array($0.keys) }
         return state.withLock { state in
             state.refused = state.refused.filter { $0.value > now }
@@ -259,229 +259,11 @@ final class QueueWorker: Sendable {
     /// How long a worker claims no job of a kind whose body threw ``CannotRunHere``.
     static let refusedKindPause = Duration.seconds(10)
 
-    private func prune(now: Int64) async throws {
+    func prune(now: Int64) async throws {
         let succeeded = now - QueueClock.milliseconds(options.retention)
         _ = try await bounded("pruning") { try await $0.prune(endedBefore: succeeded, includingFailures: false) }
         if let failures = options.failureRetention.map({ now - QueueClock.milliseconds($0) }) {
             _ = try await bounded("pruning") { try await $0.prune(endedBefore: failures, includingFailures: true) }
         }
-    }
-
-    /// Runs claimed jobs in the local queue.
-    private func start(_ claimed: [ClaimedJob]) {
-        let kinds = queue.kinds.withLock { $0 }
-        for job in claimed {
-            let id = Self.localName(of: job)
-            state.withLock { state in
-                state.claims += 1
-                state.running[job.id] = Running(job: job, local: id, claim: state.claims)
-                state.byLocal[id] = job.id
-            }
-            guard let kind = kinds[job.kind] else {
-                release(id)
-                continue
-            }
-            do {
-                try local.add(id, priority: job.priority, timeout: job.timeout) { [self] context in
-                    // Kept only while the job has not ended: a body abandoned after its
-                    // timeout may return long after its end was recorded.
-                    do {
-                        let output = try await kind.run(job.input, context)
-                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .success(output) } }
-                    } catch {
-                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .failure(error) } }
-                        throw error
-                    }
-                }
-            } catch {
-                release(id)
-            }
-        }
-    }
-
-    /// A job that could not start here goes back to the store at once.
-    private func release(_ id: JobID) {
-        state.withLock { state in
-            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return }
-            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: .released))
-        }
-        queue.doorbell.ring()
-    }
-
-    /// A local job ended: its end is gathered for the next turn.
-    ///
-    /// The worker takes a turn (one transaction) once as many of its claimed jobs have ended
-    /// as have not (half of a full claim), or once the local queue has no claimed job left
-    /// beyond its running slots (it needs more); an end waits at most ``endHold`` otherwise. So
-    /// a backlog of short jobs is recorded and claimed in batches, not a transaction per job,
-    /// and a turn comes while half its jobs still run (their dependents, released by the ends,
-    /// are claimed meanwhile).
-    private func ended(_ id: JobID, _ status: JobStatus) {
-        let now = clock.now()
-        let wake = state.withLock { state -> Bool? in
-            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return nil }
-            let result = state.results.removeValue(forKey: id)
-            if running.givenUp {
-                // Its attempt began: ending it as released would give its number to the next
-                // (two runs of one attempt, the fence by attempt blind between them), and would
-                // let another worker start it while this body may still run. Its lease, no
-                // longer renewed, runs out, and the job is taken back as after a crash.
-                state.running[durable] = nil
-                return nil
-            }
-            let outcome = Self.outcome(
-                of: running, status: status, result: result, stopping: state.stopping, now: now)
-            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
-            if case .failure(is CannotRunHere)? = result {
-                state.refused[running.job.kind] = now + QueueClock.milliseconds(Self.refusedKindPause)
-            }
-            if state.ends.count >= state.byLocal.count || state.byLocal.count <= slots { return true }
-            // The first end held: the worker's turn comes within the hold.
-            return state.ends.count == 1 ? false : nil
-        }
-        switch wake {
-        case true?:
-            queue.doorbell.ring()
-        case false?:
-            Task { [queue] in
-                try? await Task.sleep(for: Self.endHold)
-                queue.doorbell.ring()
-            }
-        case nil:
-            break
-        }
-    }
-
-    /// How long an end waits for others to share its transaction, at most.
-    static let endHold = Duration.milliseconds(5)
-
-    static func outcome(
-        of running: Running, status: JobStatus, result: Result<Data, any Error>?, stopping: Bool, now: Int64
-    ) -> AttemptEnd.Outcome {
-        let job = running.job
-        switch (status, result) {
-        case (.succeeded, .success(let output)?):
-            return .succeeded(output)
-        case (.failed, .failure(is CannotRunHere)?):
-            return .released
-        case (.failed, .failure(let error as UndecodableInput)?):
-            return .failed(code: "undecodableInput", message: error.description, retryAt: nil)
-        case (.failed, .failure(let error)?):
-            let policy = job.retry.policy
-            var retryAt: Int64?
-            if job.attempt < policy.maxAttempts,
-                let delay = policy.delay(after: error, beforeAttempt: job.attempt + 1, random: Double.random(in: 0..<1))
-            {
-                retryAt = now + QueueClock.milliseconds(delay)
-            }
-            return .failed(code: "failed", message: "\(error)", retryAt: retryAt)
-        case (.timedOut, _):
-            let limit = job.timeout.map { " after \($0)" } ?? ""
-            return .failed(code: "timedOut", message: "attempt \(job.attempt) timed out\(limit)", retryAt: nil)
-        case (.cancelled, _) where running.cancelled:
-            return .cancelled
-        default:
-            // Cancelled because work stopped, or an end with no result: the job runs again.
-            return stopping || status == .cancelled
-                ? .released
-                : .failed(code: "failed", message: "attempt \(job.attempt) ended \(status) without a result", retryAt: nil)
-        }
-    }
-
-    /// The ends gathered since the last turn, to record.
-    private func takeEnds() -> [AttemptEnd] {
-        state.withLock { state in
-            defer { state.ends = [] }
-            return state.ends
-        }
-    }
-
-    /// Ends the store has recorded (or refused): their jobs are no longer this worker's.
-    private func recorded(_ ends: [AttemptEnd]) {
-        state.withLock { state in
-            for end in ends { state.running[end.id] = nil }
-        }
-    }
-
-    /// Writes the gathered ends in one transaction (when work stops).
-    private func flush() async throws {
-        let ends = takeEnds()
-        guard !ends.isEmpty else { return }
-        do {
-            let now = clock.now()
-            _ = try await bounded("recording ends") { try await $0.finish(ends, now: now) }
-        } catch {
-            state.withLock { $0.ends = ends + $0.ends }
-            throw error
-        }
-        recorded(ends)
-        queue.doorbell.ring()
-    }
-
-    /// Renews this worker's leases every heartbeat (or at once when `now` rings: a cancel was
-    /// heard), and stops the jobs it should no longer run.
-    ///
-    /// A worker that cannot renew its leases gives its jobs up before they run out: when the
-    /// next heartbeat would come after the last renewal's lease ends, its running bodies are
-    /// cancelled and their leases left to run out (another worker may take them once they
-    /// have; never two at once). A turn stuck in the store for half a lease makes the
-    /// heartbeat stop renewing, for the same end: the jobs go on elsewhere, not in a worker
-    /// that cannot record them.
-    private func beat(_ now: Doorbell) async {
-        var rung = now.version
-        let lease = QueueClock.milliseconds(options.lease)
-        var renewed = clock.now()
-        while !Task.isCancelled {
-            do {
-                try await now.wait(after: rung, upTo: options.heartbeat, clock: clock)
-                rung = now.version
-                let (held, turnSince) = state.withLock { ($0.running.mapValues(\.claim), $0.turnSince) }
-                let jobs = Array(held.keys)
-                let now = clock.now()
-                if let turnSince, now - turnSince >= lease / 2 {
-                    throw QueueError(code: .database, location: "\(store)", message: "a turn has waited for the store since \(now - turnSince) ms")
-                }
-                let owner = owner
-                let stop = try await bounded("renewing leases", within: options.lease / 2) {
-                    try await $0.heartbeat(owner: owner, jobs: jobs, leaseUntil: now + lease, now: now)
-                }
-                renewed = now
-                // A job may have ended since `held` was read, and been claimed again: the
-                // answer was about the earlier claim (a job no longer held), not this one.
-                for id in stop { if let claim = held[id] { cancel(id, claim: claim) } }
-            } catch {
-                if Task.isCancelled { return }
-                let now = clock.now()
-                if now + QueueClock.milliseconds(options.heartbeat) >= renewed + lease { giveUpRunningJobs() }
-            }
-        }
-    }
-
-    /// Cancels every running body: this worker can no longer hold their leases. No end is
-    /// recorded for them (their attempts began); their leases run out and the jobs are taken
-    /// back, by this worker or another, as after a crash, never while a lease holds.
-    private func giveUpRunningJobs() {
-        let locals = state.withLock { state in
-            state.running.values.filter { state.byLocal[$0.local] != nil }.map { running in
-                state.running[running.job.id]?.givenUp = true
-                return running.local
-            }
-        }
-        for id in locals { local.cancel(id) }
-    }
-
-    /// Cancels a job this worker runs.
-    func cancel(_ id: DurableJobID) {
-        cancel(id, claim: nil)
-    }
-
-    /// Cancels a job this worker runs, if it is still claim number `claim` (any claim if nil).
-    private func cancel(_ id: DurableJobID, claim: UInt64?) {
-        let local = state.withLock { state -> JobID? in
-            guard let running = state.running[id], claim.map({ $0 == running.claim }) ?? true else { return nil }
-            state.running[id]?.cancelled = true
-            return running.local
-        }
-        if let local { self.local.cancel(local) }
     }
 }

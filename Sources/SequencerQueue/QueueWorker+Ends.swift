@@ -1,0 +1,157 @@
+import Foundation
+import Sequencer
+
+/// Claimed jobs in the local queue, and their ends: gathered for the worker's next turn, which
+/// records them in one transaction.
+extension QueueWorker {
+    /// Runs claimed jobs in the local queue.
+    func start(_ claimed: [ClaimedJob]) {
+        let kinds = queue.kinds.withLock { $0 }
+        for job in claimed {
+            let id = Self.localName(of: job)
+            state.withLock { state in
+                state.claims += 1
+                state.running[job.id] = Running(job: job, local: id, claim: state.claims)
+                state.byLocal[id] = job.id
+            }
+            guard let kind = kinds[job.kind] else {
+                release(id)
+                continue
+            }
+            do {
+                try local.add(id, priority: job.priority, timeout: job.timeout) { [self] context in
+                    // Kept only while the job has not ended: a body abandoned after its
+                    // timeout may return long after its end was recorded.
+                    do {
+                        let output = try await kind.run(job.input, context)
+                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .success(output) } }
+                    } catch {
+                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .failure(error) } }
+                        throw error
+                    }
+                }
+            } catch {
+                release(id)
+            }
+        }
+    }
+
+    /// A job that could not start here goes back to the store at once.
+    func release(_ id: JobID) {
+        state.withLock { state in
+            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return }
+            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: .released))
+        }
+        queue.doorbell.ring()
+    }
+
+    /// A local job ended: its end is gathered for the next turn.
+    ///
+    /// The worker takes a turn (one transaction) once as many of its claimed jobs have ended
+    /// as have not (half of a full claim), or once the local queue has no claimed job left
+    /// beyond its running slots (it needs more); an end waits at most ``endHold`` otherwise. So
+    /// a backlog of short jobs is recorded and claimed in batches, not a transaction per job,
+    /// and a turn comes while half its jobs still run (their dependents, released by the ends,
+    /// are claimed meanwhile).
+    func ended(_ id: JobID, _ status: JobStatus) {
+        let now = clock.now()
+        let wake = state.withLock { state -> Bool? in
+            guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return nil }
+            let result = state.results.removeValue(forKey: id)
+            if running.givenUp {
+                // Its attempt began: ending it as released would give its number to the next
+                // (two runs of one attempt, the fence by attempt blind between them), and would
+                // let another worker start it while this body may still run. Its lease, no
+                // longer renewed, runs out, and the job is taken back as after a crash.
+                state.running[durable] = nil
+                return nil
+            }
+            let outcome = Self.outcome(
+                of: running, status: status, result: result, stopping: state.stopping, now: now)
+            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
+            if case .failure(is CannotRunHere)? = result {
+                state.refused[running.job.kind] = now + QueueClock.milliseconds(Self.refusedKindPause)
+            }
+            if state.ends.count >= state.byLocal.count || state.byLocal.count <= slots { return true }
+            // The first end held: the worker's turn comes within the hold.
+            return state.ends.count == 1 ? false : nil
+        }
+        switch wake {
+        case true?:
+            queue.doorbell.ring()
+        case false?:
+            Task { [queue] in
+                try? await Task.sleep(for: Self.endHold)
+                queue.doorbell.ring()
+            }
+        case nil:
+            break
+        }
+    }
+
+    /// How long an end waits for others to share its transaction, at most.
+    static let endHold = Duration.milliseconds(5)
+
+    static func outcome(
+        of running: Running, status: JobStatus, result: Result<Data, any Error>?, stopping: Bool, now: Int64
+    ) -> AttemptEnd.Outcome {
+        let job = running.job
+        switch (status, result) {
+        case (.succeeded, .success(let output)?):
+            return .succeeded(output)
+        case (.failed, .failure(is CannotRunHere)?):
+            return .released
+        case (.failed, .failure(let error as UndecodableInput)?):
+            return .failed(code: "undecodableInput", message: error.description, retryAt: nil)
+        case (.failed, .failure(let error)?):
+            let policy = job.retry.policy
+            var retryAt: Int64?
+            if job.attempt < policy.maxAttempts,
+                let delay = policy.delay(after: error, beforeAttempt: job.attempt + 1, random: Double.random(in: 0..<1))
+            {
+                retryAt = now + QueueClock.milliseconds(delay)
+            }
+            return .failed(code: "failed", message: "\(error)", retryAt: retryAt)
+        case (.timedOut, _):
+            let limit = job.timeout.map { " after \($0)" } ?? ""
+            return .failed(code: "timedOut", message: "attempt \(job.attempt) timed out\(limit)", retryAt: nil)
+        case (.cancelled, _) where running.cancelled:
+            return .cancelled
+        default:
+            // Cancelled because work stopped, or an end with no result: the job runs again.
+            return stopping || status == .cancelled
+                ? .released
+                : .failed(code: "failed", message: "attempt \(job.attempt) ended \(status) without a result", retryAt: nil)
+        }
+    }
+
+    /// The ends gathered since the last turn, to record.
+    func takeEnds() -> [AttemptEnd] {
+        state.withLock { state in
+            defer { state.ends = [] }
+            return state.ends
+        }
+    }
+
+    /// Ends the store has recorded (or refused): their jobs are no longer this worker's.
+    func recorded(_ ends: [AttemptEnd]) {
+        state.withLock { state in
+            for end in ends { state.running[end.id] = nil }
+        }
+    }
+
+    /// Writes the gathered ends in one transaction (when work stops).
+    func flush() async throws {
+        let ends = takeEnds()
+        guard !ends.isEmpty else { return }
+        do {
+            let now = clock.now()
+            _ = try await bounded("recording ends") { try await $0.finish(ends, now: now) }
+        } catch {
+            state.withLock { $0.ends = ends + $0.ends }
+            throw error
+        }
+        recorded(ends)
+        queue.doorbell.ring()
+    }
+}
