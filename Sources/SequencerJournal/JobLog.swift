@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-import Sequencer
+@_spi(Recording) import Sequencer
 
 /// How jobs are kept: packed records, many to a row, rather than a row per job.
 ///

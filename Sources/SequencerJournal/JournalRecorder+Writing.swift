@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-import Sequencer
+@_spi(Recording) import Sequencer
 import SequencerHistory
 
 /// The recorder's write loop: a thread of its own takes the run's records every few

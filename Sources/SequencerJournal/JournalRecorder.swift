@@ -1,6 +1,6 @@
 import Foundation
 internal import GRDB
-public import Sequencer
+@_spi(Recording) public import Sequencer
 public import SequencerHistory
 
 /// Records one run in an ``SQLiteJournal``: pass it as `RunOptions(recorder:)`.
@@ -80,7 +80,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     // MARK: - RunRecorder
 
-    public func runStarting(jobs: [JobID], log: RunLog) throws -> [JobID: RestoredResult] {
+    @_spi(Recording) public func runStarting(jobs: [JobID], log: RunLog) throws -> [JobID: RestoredResult] {
         guard condition.withLock({ self.log == nil }) else {
             throw JournalError(
                 code: .busy, path: journal.path,
@@ -210,7 +210,7 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
             arguments: [runID, session, origin, JobLog.packNames(names), checked ? 1 : 0, stored?.digest])
     }
 
-    public func runFinished(_ report: RunReport) async {
+    @_spi(Recording) public func runFinished(_ report: RunReport) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // Waiting for the writer blocks: on a thread of its own, not one of Swift's.
             let thread = Thread { [self] in

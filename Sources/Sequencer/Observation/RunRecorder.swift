@@ -16,17 +16,21 @@
 ///
 /// The run calls ``runFinished(_:)`` once, with its report, before ``Run/report()`` returns
 /// to anyone: the recorder takes the last records and finishes writing there.
+///
+/// Its requirements, and the log and records it reads, are the journal's plumbing, behind
+/// `@_spi(Recording)`: an app passes a recorder (`SequencerJournal`'s `JournalRecorder`), and a
+/// module that writes one imports `@_spi(Recording) import Sequencer`.
 public protocol RunRecorder: Sendable {
     /// The run begins with these jobs (in the order they were added); `log` hands out its
     /// records. Returns the results to restore, by job: jobs of an earlier attempt at this
     /// run that succeeded.
-    func runStarting(jobs: [JobID], log: RunLog) throws -> [JobID: RestoredResult]
+    @_spi(Recording) func runStarting(jobs: [JobID], log: RunLog) throws -> [JobID: RestoredResult]
     /// The run ended; take the last records and write what is left.
-    func runFinished(_ report: RunReport) async
+    @_spi(Recording) func runFinished(_ report: RunReport) async
 }
 
 /// What a run hands its ``RunRecorder``: the jobs that started and ended since the last take.
-public final class RunLog: Sendable {
+@_spi(Recording) public final class RunLog: Sendable {
     /// The running run, once it exists, until its recorder has finished.
     private let core = Locked<RunCore?>(nil)
 
@@ -45,7 +49,7 @@ public final class RunLog: Sendable {
 }
 
 /// The jobs that started and ended since a recorder's last ``RunLog/take()``.
-public struct RunLogBatch: Sendable {
+@_spi(Recording) public struct RunLogBatch: Sendable {
     /// The positions of the jobs whose bodies are about to run (see ``JobRecord/index``).
     public let started: [Int]
     /// The jobs that ended, in the order they did.
@@ -62,7 +66,7 @@ public struct RunLogBatch: Sendable {
 }
 
 /// How one job ended, as a ``RunRecorder`` sees it: small, since a run makes one per job.
-public struct JobRecord: Sendable {
+@_spi(Recording) public struct JobRecord: Sendable {
     /// Its position in the run: the workflow's jobs first, in the order they were added, then
     /// children in the order they were added.
     public let index: Int
@@ -127,7 +131,7 @@ public struct JobRecord: Sendable {
 }
 
 /// A result that a ``RunRecorder`` kept from an earlier attempt at a run.
-public enum RestoredResult: Sendable {
+@_spi(Recording) public enum RestoredResult: Sendable {
     /// The job returned nothing (`Void`), or was up to date.
     case void
     /// The job returned a value, kept in an encoded form.
@@ -135,7 +139,7 @@ public enum RestoredResult: Sendable {
 }
 
 /// A job's value kept in an encoded form that can be decoded as the job's result type.
-public protocol EncodedResult: Sendable {
+@_spi(Recording) public protocol EncodedResult: Sendable {
     func decode<T: Decodable>(_ type: T.Type) throws -> T
 }
 
