@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "notification-example", targets: ["NotificationExample"]),
         .executable(name: "sync-queue-example", targets: ["SyncQueueExample"]),
         .executable(name: "offline-commands-example", targets: ["OfflineCommandsExample"]),
+        // The durable queue's crash and fault tests start these; built with the tests.
         .executable(name: "queue-crash-worker", targets: ["QueueCrashWorker"]),
         .executable(name: "queue-peer", targets: ["QueuePeer"]),
     ],
@@ -162,7 +163,10 @@ let package = Package(
             dependencies: ["SequencerServe", "SequencerRunner", "Sequencer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
+        // What users need to test code that runs workflows: a manual clock and a gate.
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
+        // What this package's own tests and test processes share; not a product.
+        .target(name: "SequencerTestHelpers", dependencies: ["Sequencer"], path: "Tests/SequencerTestHelpers", swiftSettings: strict),
         .executableTarget(
             name: "sequencer-bench",
             dependencies: ["SequencerQueueSQLite", "Sequencer", "SequencerJournal", "SequencerQueue"],
@@ -193,7 +197,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "QueueCrashWorker",
-            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "SequencerPostgres", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "SequencerPostgres", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -204,18 +208,18 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerTests",
-            dependencies: ["Sequencer", "SequencerTestSupport"],
+            dependencies: ["Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerWorkflowFileTests",
-            dependencies: ["SequencerWorkflowFile", "SequencerProcess", "SequencerOutput", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerWorkflowFile", "SequencerProcess", "SequencerOutput", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerProcessTests",
-            dependencies: ["SequencerProcess", "SequencerTestSupport"],
+            dependencies: ["SequencerProcess", "SequencerTestSupport", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -225,13 +229,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerJournalTests",
-            dependencies: ["SequencerJournal", "SequencerHistory", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SequencerJournal", "SequencerHistory", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerQueueTests",
-            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
@@ -244,7 +248,7 @@ let package = Package(
                 "PostgresTestSupport",
                 "SequencerQueue",
                 "Sequencer",
-                "SequencerTestSupport",
+                "SequencerTestSupport", "SequencerTestHelpers",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -253,22 +257,22 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerHistoryTests",
-            dependencies: ["SequencerQueueSQLite", "SequencerHistory", "SequencerJournal", "SequencerQueue", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerQueueSQLite", "SequencerHistory", "SequencerJournal", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerNinjaTests",
-            dependencies: ["SequencerNinja", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerNinja", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerBuildTests",
-            dependencies: ["SequencerBuild", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport"],
+            dependencies: ["SequencerBuild", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SequencerCommandTests",
-            dependencies: ["SequencerCommand", "SequencerJournal", "SequencerTestSupport", "PostgresTestSupport"],
+            dependencies: ["SequencerCommand", "SequencerJournal", "SequencerTestSupport", "SequencerTestHelpers", "PostgresTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -276,7 +280,7 @@ let package = Package(
             dependencies: [
                 "SequencerQueueSQLite",
                 "SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerHistory", "SequencerJournal", "Sequencer",
-                "SequencerTestSupport",
+                "SequencerTestSupport", "SequencerTestHelpers",
                 "SequencerQueue", "PostgresTestSupport",
             ],
             swiftSettings: strict

@@ -8,6 +8,7 @@ import Darwin
 import Foundation
 import Sequencer
 import SequencerQueue
+import SequencerTestHelpers
 import SequencerTestSupport
 
 /// What a `work` job does: sleeps a random 0 to `sleep` milliseconds, so that kills land in

@@ -2,6 +2,7 @@ import Foundation
 import Sequencer
 import SequencerBuild
 import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import SequencerWorkflowFile
 import Testing

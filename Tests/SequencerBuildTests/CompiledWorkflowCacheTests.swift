@@ -1,5 +1,6 @@
 import Foundation
 import SequencerBuild
+import SequencerTestHelpers
 import SequencerTestSupport
 import SequencerWorkflowFile
 import Testing

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import SequencerBuild
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

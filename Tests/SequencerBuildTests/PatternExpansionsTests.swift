@@ -1,6 +1,7 @@
 import Foundation
 import SequencerBuild
 import SequencerWorkflowFile
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import SequencerBuild
 import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import SequencerWorkflowFile
 import Testing

@@ -1,4 +1,5 @@
 import SequencerBuild
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

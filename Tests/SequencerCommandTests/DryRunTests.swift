@@ -1,5 +1,6 @@
 import Foundation
 import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresTestSupport
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

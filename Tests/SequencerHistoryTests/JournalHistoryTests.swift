@@ -2,6 +2,7 @@ import Foundation
 import Sequencer
 import SequencerHistory
 import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

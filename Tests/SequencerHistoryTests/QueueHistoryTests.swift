@@ -1,6 +1,7 @@
 import Foundation
 import SequencerHistory
 import SequencerQueue
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 import SequencerQueueSQLite

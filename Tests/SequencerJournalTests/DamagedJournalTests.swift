@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Sequencer
 @testable import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Sequencer
 @testable import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 import SequencerHistory

@@ -1,6 +1,7 @@
 import Foundation
 import Sequencer
 import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

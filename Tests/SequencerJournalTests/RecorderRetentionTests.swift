@@ -1,5 +1,6 @@
 import Sequencer
 import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

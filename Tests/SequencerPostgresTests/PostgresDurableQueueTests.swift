@@ -3,6 +3,7 @@ import PostgresTestSupport
 import Sequencer
 import SequencerPostgres
 import SequencerQueue
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -6,6 +6,7 @@ import Musl
 #endif
 import Foundation
 @testable import SequencerProcess
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

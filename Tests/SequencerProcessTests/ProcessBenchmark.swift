@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Synchronization
 import SequencerProcess
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import SequencerProcess
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SequencerProcess
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import SequencerProcess
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

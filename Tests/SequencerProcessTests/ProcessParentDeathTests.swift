@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import SequencerProcess
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SequencerProcess
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

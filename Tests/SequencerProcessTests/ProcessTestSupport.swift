@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import SequencerTestHelpers
 import SequencerTestSupport
 
 /// A `PATH` for test commands.

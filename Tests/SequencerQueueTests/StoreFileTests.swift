@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Sequencer
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 @testable import SequencerQueue

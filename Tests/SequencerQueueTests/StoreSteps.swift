@@ -1,5 +1,6 @@
 import Foundation
 import Sequencer
+import SequencerTestHelpers
 import SequencerTestSupport
 @testable import SequencerQueue
 @testable import SequencerQueueSQLite

@@ -3,6 +3,7 @@ import Sequencer
 import SequencerHistory
 import SequencerJournal
 @testable import SequencerServe
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import SequencerHistory
 import Sequencer
 import SequencerQueue
 @testable import SequencerServe
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 import SequencerQueueSQLite

@@ -1,4 +1,5 @@
 @testable import Sequencer
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Sequencer
+import SequencerTestHelpers
 import SequencerTestSupport
 import Synchronization
 import Testing

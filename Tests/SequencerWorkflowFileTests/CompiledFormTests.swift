@@ -1,5 +1,6 @@
 import Foundation
 import Sequencer
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 @testable import SequencerWorkflowFile

@@ -1,3 +1,4 @@
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 @testable import SequencerWorkflowFile

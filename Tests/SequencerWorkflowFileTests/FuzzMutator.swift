@@ -1,3 +1,4 @@
+import SequencerTestHelpers
 import SequencerTestSupport
 /// Random edits of a workflow file's bytes and lines, from a seed.
 enum FuzzMutator {

@@ -1,3 +1,4 @@
+import SequencerTestHelpers
 import SequencerTestSupport
 import Foundation
 import Sequencer

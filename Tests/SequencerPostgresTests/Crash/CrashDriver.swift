@@ -9,6 +9,7 @@ import Foundation
 import PostgresTestSupport
 import SequencerPostgres
 import SequencerQueue
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 import SequencerQueueSQLite

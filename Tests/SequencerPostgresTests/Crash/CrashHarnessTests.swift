@@ -1,5 +1,6 @@
 import Foundation
 import SequencerQueue
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

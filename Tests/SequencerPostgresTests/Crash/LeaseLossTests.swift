@@ -8,6 +8,7 @@ import Darwin
 import Foundation
 import PostgresTestSupport
 import SequencerQueue
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

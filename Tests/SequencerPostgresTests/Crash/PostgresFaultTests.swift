@@ -6,6 +6,7 @@ import Musl
 import Foundation
 import PostgresTestSupport
 import SequencerQueue
+import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Sequencer
 import SequencerJournal
+import SequencerTestHelpers
 import SequencerTestSupport
 
 /// A directory for one test: workflow files, their journal, runs recorded by the CLI or by

@@ -1,4 +1,5 @@
 @testable import Sequencer
+import SequencerTestHelpers
 import SequencerTestSupport
 
 /// What workers do on their own, as the sweeps draw it (`StepSweepTests`, `QueueSweepTests`).
