@@ -40,9 +40,10 @@ struct DrainBatchTests {
         // Without the window a turn claimed 2 jobs at most (2 slots, none ahead): 500
         // transactions at least. With it, the window grows as soon as jobs end faster than one
         // per slot every 25 ms: about 20 here, 42 with 16 ahead on a machine loaded by the
-        // whole test suite, 228 under the thread sanitizer. The bound is well below 500.
+        // whole test suite, 228 to 334 under the thread sanitizer. The bound is below the 500
+        // that a worker without the window needs at least.
         let count = commits.count.withLock { $0 }
-        #expect(count <= jobs / 3, "\(count) transactions for \(jobs) jobs")
+        #expect(count < jobs / 2, "\(count) transactions for \(jobs) jobs")
     }
 
     @Test func anEndIsRecordedWhileTheJobsClaimedWithItWait() async throws {
