@@ -6,7 +6,7 @@ import Testing
 import SequencerHistory
 
 /// What a journal keeps of a job's last success, read without decoding all of it.
-@Suite struct JournalFingerprintTests {
+@Suite struct FingerprintTests {
     @Test func anOutputMatchesItsRecordedStampOrHasNone() {
         let fingerprint = Fingerprint(
             fingerprint: "f", parts: [:], outputs: ["out/a": "1:2:3", "out/ab": "4:5:6", "b": "directory"])

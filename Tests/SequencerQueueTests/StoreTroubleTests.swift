@@ -156,12 +156,22 @@ struct StoreTroubleTests {
             store.stuck.withLock { $0 = stuck }
             _ = try await queue.enqueue("hold", 2)
             #expect(await eventually { queue.workers.withLock { $0.values.contains { $0.state.withLock { $0.turnSince != nil } } } })
-            // The only sleeper on the clock is the heartbeat's timer: the worker waits in its turn.
-            await clock.sleepers(atLeast: 1)
+            // Each step waits for the heartbeat's next beat to be on the clock (due within a
+            // heartbeat from now) before moving time: the stuck turn's own deadline (a lease
+            // and a heartbeat away) and a renewal's (half a lease) sleep there too, so a count
+            // of sleepers could let time move before the heartbeat slept again, and put its
+            // beats a step behind.
+            func nextBeat() async -> Bool {
+                await eventually {
+                    let now = clock.now
+                    return clock.sleeperDeadlines.contains { $0 > now && $0 <= now.advanced(by: .seconds(10)) }
+                }
+            }
+            #expect(await nextBeat())
             clock.advance(by: .seconds(10))
             #expect(await eventually { store.heartbeats.withLock { $0 } == 1 }, "at 10 s the turn had waited less than half a lease")
             for _ in 1...2 {
-                await clock.sleepers(atLeast: 1)
+                #expect(await nextBeat())
                 clock.advance(by: .seconds(10))
             }
             try #require(await eventually { stopped.isOpen }, "the running body was not given up")
