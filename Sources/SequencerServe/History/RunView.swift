@@ -24,6 +24,8 @@ public struct RunView: Sendable {
     /// known (a run older than the journal's checks).
     public let checked: Bool?
     private let index: [String: Int]
+    /// The run as its history read it: what an attempt's output is read from.
+    let record: RunRecord
 
     /// Where a queue's run was submitted from (`HOST:PATH`); nil for a journal's.
     public var origin: String? { run.origin }
@@ -49,6 +51,7 @@ public struct RunView: Sendable {
     /// The view of `record`, drawn with `graph` (the run's own when `graphRecorded`).
     init(record: RunRecord, graph: HistoryGraph?, graphRecorded: Bool, fileProblem: String?) {
         run = record.run
+        self.record = record
         self.graph = graph
         self.graphRecorded = graphRecorded
         self.fileProblem = fileProblem

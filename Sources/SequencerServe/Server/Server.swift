@@ -121,16 +121,10 @@ public struct Server: Sendable {
         let past = try await read { try await history.samples(of: [name], workflow: view.run.workflow, upTo: id, limit: ComparePage.historyRuns) }
         var outputs: [Int: AttemptOutput] = [:]
         for attempt in job.attempts {
-            outputs[attempt.attempt] = try await read { try await output(of: attempt, run: id, last: JobPage.shownBytes) }
+            outputs[attempt.attempt] = try await read { try await history.output(of: attempt, in: view.record, last: JobPage.shownBytes) }
         }
         let page = JobPage(view: view, job: job, history: past.samples[name] ?? [], keepsChecks: history is JournalHistory, outputs: outputs)
         return Self.html(page.html(token: options.token))
-    }
-
-    /// What `attempt` of run `id` printed (its last `limit` bytes).
-    private func output(of attempt: HistoryAttempt, run id: Int64, last limit: Int?) async throws -> AttemptOutput {
-        guard let record = try await history.run(id) else { return .nothing }
-        return try await history.output(of: attempt, in: record, last: limit)
     }
 
     /// An attempt's output, byte for byte.
@@ -139,12 +133,12 @@ public struct Server: Sendable {
         guard let name = query["name"], let number = query["attempt"].flatMap(Int.init) else {
             return notFound("Name a job and an attempt.")
         }
-        let job = try await read { try await views.view(id)?.job(named: name) }
-        guard let job, let attempt = job.attempts.first(where: { $0.attempt == number }) else {
+        let view = try await read { try await views.view(id) }
+        guard let view, let job = view.job(named: name), let attempt = job.attempts.first(where: { $0.attempt == number }) else {
             return notFound("Run #\(id) has no attempt \(number) of job '\(name)'.")
         }
         let data: Data
-        switch try await read({ try await output(of: attempt, run: id, last: nil) }) {
+        switch try await read({ try await history.output(of: attempt, in: view.record, last: nil) }) {
         case .nothing: data = Data()
         case .gone(let why): return notFound(why)
         case .bytes(let bytes, _): data = bytes
