@@ -104,7 +104,11 @@ let package = Package(
         // Where runs are kept, opened from a path or a URL; the runner of workflow files.
         .target(
             name: "SequencerRunner",
-            dependencies: ["SequencerQueueSQLite", "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres"],
+            dependencies: [
+                "Sequencer", "SequencerProcess", "SequencerOutput", "SequencerWorkflowFile", "SequencerBuild", "SequencerQueueSQLite",
+                "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SequencerRunner
 import SequencerBuild
 import SequencerJournal
 import SequencerWorkflowFile

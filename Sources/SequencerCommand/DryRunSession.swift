@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SequencerBuild
 import SequencerJournal
+import SequencerRunner
 import SequencerWorkflowFile
 
 /// `sequencer run --dry-run`: what would run and why, in run order, touching nothing: no
@@ -16,8 +17,8 @@ struct DryRunSession {
     /// Prints the plan: a line per job and a count, or with `--json` a JSON document.
     /// - Parameter whole: the file before jobs were selected, for the input check.
     func run(whole: WorkflowFile) throws {
-        var session = RunSession(file: file, options: options)
-        try session.checkInputs(in: whole)
+        var session = RunSession(file: file, settings: try options.settings(journal: journal), output: options.output)
+        try exitingOnRunnerError { try session.checkInputs(in: whole) }
         let plan: [DryRun.Job]
         if options.noJournal {
             plan = ShellWorkflow.needsFirst(file.jobs).map {

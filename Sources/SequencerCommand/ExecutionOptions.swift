@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
+import SequencerRunner
 
 /// How jobs run: the options `run` and `resume` share.
 struct ExecutionOptions: ParsableArguments {
@@ -72,4 +73,29 @@ struct ExecutionOptions: ParsableArguments {
         if let keepRuns, keepRuns < 0 { throw ValidationError("--keep-runs must be at least 0") }
         _ = try runsToKeep
     }
+}
+
+extension ExecutionOptions {
+    /// The options as the runner takes them, with the journal `journal` names.
+    func settings(journal: JournalOptions) throws -> RunSettings {
+        var settings = RunSettings()
+        settings.jobs = jobs
+        settings.keepGoing = keepGoing
+        settings.deadline = try deadline.map { try duration($0, option: "--deadline") }
+        settings.gracePeriod = try duration(gracePeriod, option: "--grace-period")
+        settings.json = json
+        settings.trace = trace
+        settings.force = force
+        settings.explain = explain
+        settings.journaled = !noJournal
+        settings.journal = journal.journal
+        settings.waitsForJournal = !noWait
+        settings.verbose = verbose
+        settings.runsToKeep = try? runsToKeep
+        settings.showsSuccessOutput = !noSuccessOutput
+        return settings
+    }
+
+    /// Where the run's words go: progress on standard output (standard error with `--json`).
+    var output: RunnerOutput { .standard(json: json, log: log) }
 }

@@ -79,18 +79,3 @@ struct GCCommand: AsyncParsableCommand {
         print("deleted \(deleted.count) run\(deleted.count == 1 ? "" : "s") and \(directories.count) output director\(directories.count == 1 ? "y" : "ies"); kept the newest \(keep) of each file")
     }
 }
-
-extension SQLiteJournal {
-    /// Deletes all but the newest `keep` runs of each workflow file (of `workflow` only, when
-    /// given), with their output directories (`.sequencer/output/RUN` beside the file).
-    /// - Returns: the deleted runs, and the output directories that were deleted.
-    func deleteRunsAndOutput(keeping keep: Int, workflow: String? = nil) throws -> (runs: [JournalRun], directories: [String]) {
-        let deleted = try deleteRuns(keeping: keep, workflow: workflow)
-        var directories: [String] = []
-        for run in deleted {
-            let directory = (run.workflow as NSString).deletingLastPathComponent + "/.sequencer/output/\(run.id)"
-            if (try? FileManager.default.removeItem(atPath: directory)) != nil { directories.append(directory) }
-        }
-        return (deleted, directories)
-    }
-}

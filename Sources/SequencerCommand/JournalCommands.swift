@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerRunner
 import SequencerHistory
 import SequencerJournal
 import SequencerWorkflowFile
@@ -57,11 +58,6 @@ struct RunSelector: ExpressibleByArgument {
     }
 }
 
-/// `path` made absolute and standard (no `.` or `..`): how the journal names workflow files.
-func absolutePath(_ path: String) -> String {
-    URL(fileURLWithPath: path).standardizedFileURL.path
-}
-
 /// A journal read that failed: its message, and exit status 2.
 func journalFailure(_ error: any Error) -> ExitCode {
     printError("error: \(error)")
@@ -70,10 +66,7 @@ func journalFailure(_ error: any Error) -> ExitCode {
 
 /// JSON for the journal commands: sorted keys, pretty, one document.
 func printJSON(_ value: some Encodable) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-    let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-    write(text + "\n", to: STDOUT_FILENO)
+    write(jsonDocument(value), to: STDOUT_FILENO)
 }
 
 /// A time from the journal (nanoseconds since 1970), for people: `2026-11-22 15:20:01`.

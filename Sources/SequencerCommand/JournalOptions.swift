@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SequencerJournal
+import SequencerRunner
 
 /// Where the journal is, for every command that uses it.
 struct JournalOptions: ParsableArguments {
@@ -16,7 +17,7 @@ struct JournalOptions: ParsableArguments {
 
     /// `option` (`--journal`), else the default journal for a workflow file in `directory`.
     static func path(_ option: String?, beside directory: String) -> String {
-        option ?? directory + "/.sequencer/journal.sqlite"
+        RunSettings.journalPath(option, beside: directory)
     }
 
     /// The journal for a run: nil (with a warning) when the default place cannot be written,
@@ -52,50 +53,6 @@ struct JournalOptions: ParsableArguments {
         } catch {
             printError("error: \(path): cannot create the journal's directory: \(error.localizedDescription)")
             throw ExitCode(ExitStatus.invalid)
-        }
-    }
-}
-
-/// What `sequencer run` keeps with a run, so that `sequencer resume` runs it the same way.
-struct RunInfo: Codable {
-    /// The jobs named on the command line (empty: every job).
-    var only: [String]
-    var keepGoing: Bool
-
-    var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    init(only: [String], keepGoing: Bool) {
-        self.only = only
-        self.keepGoing = keepGoing
-    }
-
-    init?(json: String?) {
-        guard let json, let info = try? JSONDecoder().decode(RunInfo.self, from: Data(json.utf8)) else { return nil }
-        self = info
-    }
-}
-
-extension SQLiteJournal {
-    /// Begins (or resumes) a run, waiting while another process records one in this journal.
-    func recorder(waiting: Bool, _ begin: () throws -> JournalRecorder) async throws -> JournalRecorder {
-        var announced = false
-        while true {
-            do {
-                return try begin()
-            } catch let error as JournalError where error.code == .busy && waiting {
-                if !announced {
-                    printError("sequencer: waiting: \(error.message) (\(path))")
-                    announced = true
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            } catch let error as JournalError {
-                printError("error: \(error)")
-                throw ExitCode(ExitStatus.invalid)
-            }
         }
     }
 }

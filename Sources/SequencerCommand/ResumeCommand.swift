@@ -3,6 +3,7 @@ import Foundation
 import SequencerHistory
 import SequencerJournal
 import SequencerQueue
+import SequencerRunner
 
 struct ResumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,7 +35,8 @@ struct ResumeCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         if let queue = QueueOptions.location(queueLocation) {
             let session = QueueRunSession(
-                location: QueueLocation.shown(queue), store: try await QueueLocation.open(queue, create: false), json: execution.json)
+                location: QueueLocation.shown(queue), store: try await QueueLocation.open(queue, create: false), json: execution.json,
+                output: execution.output)
             let history = QueueHistory(store: session.store, location: session.location)
             let record = try await run.find(in: history, workflow: history.workflow(ofFile: location.file))
             guard let found = try await reading({ try await session.store.run(QueueRunID(record.run.id)) }) else {
@@ -42,7 +44,7 @@ struct ResumeCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.invalid)
             }
             let file = try expandOrExit(try loadOrExit(location.file))
-            throw ExitCode(try await QueueCommands.resume(found, session: session, file: file))
+            return try await exitingOnRunnerError { try await session.resume(found, file: file) }
         }
         let journal = try location.open()
         let history = JournalHistory(journal: journal)
@@ -54,11 +56,13 @@ struct ResumeCommand: AsyncParsableCommand {
         let info = RunInfo(json: found.info) ?? RunInfo(only: [], keepGoing: false)
         let loaded = try expandOrExit(try CompiledWorkflow.load(found.workflow))
         let file = try selectOrExit(loaded, only: info.only)
-        var options = execution
-        options.keepGoing = options.keepGoing || info.keepGoing
-        var session = RunSession(file: file, options: options)
-        try session.checkInputs(in: loaded)
-        session.recorder = try await journal.recorder(waiting: !execution.noWait) { try journal.resumeRun(found.id) }
-        try await session.run()
+        var settings = try execution.settings(journal: location.journal)
+        settings.keepGoing = settings.keepGoing || info.keepGoing
+        var session = RunSession(file: file, settings: settings, output: execution.output)
+        try await exitingOnRunnerError {
+            try session.checkInputs(in: loaded)
+            session.recorder = try await journal.recorder(waiting: settings.waitsForJournal, diagnostics: printError) { try journal.resumeRun(found.id) }
+            try await session.run()
+        }
     }
 }

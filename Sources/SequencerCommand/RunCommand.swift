@@ -4,6 +4,7 @@ import Sequencer
 import SequencerBuild
 import SequencerJournal
 import SequencerQueue
+import SequencerRunner
 import SequencerWorkflowFile
 
 struct RunCommand: AsyncParsableCommand {
@@ -89,23 +90,34 @@ struct RunCommand: AsyncParsableCommand {
             try DryRunSession(file: try selectOrExit(loaded, named), options: execution, journal: journal).run(whole: loaded)
             return
         }
+        let settings = try execution.settings(journal: journal)
+        let output = execution.output
         if watch {
             #if canImport(Glibc)
-            try await WatchSession(path: path, only: only, options: execution, journalOptions: journal, quiet: try quiet).run()
+            let noJournal = execution.noJournal
+            let load: @Sendable () throws -> (whole: WorkflowFile, selected: WorkflowFile) = {
+                let whole = try expandOrExit(noJournal ? try loadOrExit(path) : try CompiledWorkflow.load(path))
+                return (whole, try selectOrExit(whole, only: only))
+            }
+            let loaded = try load()
+            let journal = noJournal ? nil : try journal.openForRun(beside: loaded.selected.directory)
+            let session = WatchSession(only: only, settings: settings, output: output, quiet: try quiet, load: load)
+            try await exitingOnRunnerError { try await session.run(loaded, journal: journal) }
             #else
             printError("error: --watch needs Linux (inotify)")
             throw ExitCode(ExitStatus.invalid)
             #endif
         }
         if let location = queue.location, let run = queue.attach {
-            let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
-            throw ExitCode(try await session.follow(QueueRunID(run)))
+            let session = QueueRunSession(
+                location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json, output: output)
+            return try await exitingOnRunnerError { try await session.follow(QueueRunID(run)) }
         }
         // A run begun before the arguments were parsed (`sequencer run` with no argument).
         var begun = UpToDateShortcut.takeHandedOver()
         let everyJob = only.isEmpty && !execution.noJournal && queue.location == nil
         if begun == nil, everyJob, !execution.force, !execution.json, execution.trace == nil {
-            switch try await UpToDateShortcut.run(path: path, options: execution, journal: journal) {
+            switch try await exitingOnRunnerError({ try await UpToDateShortcut.run(path: path, settings: settings, output: output) }) {
             case .ended: return
             case .notTaken(let run): begun = run
             }
@@ -118,12 +130,12 @@ struct RunCommand: AsyncParsableCommand {
         let workflowFile = try selectOrExit(loaded, named)
         ProcessLifetime.keep([loaded, workflowFile])
         if let location = queue.location {
-            let session = QueueRunSession(location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json)
-            let run = try await session.submit(workflowFile, force: execution.force)
-            throw ExitCode(try await session.follow(run))
+            let session = QueueRunSession(
+                location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json, output: output)
+            return try await exitingOnRunnerError { try await session.follow(try await session.submit(workflowFile, force: execution.force)) }
         }
-        var session = RunSession(file: workflowFile, options: execution)
-        try session.checkInputs(in: loaded)
+        var session = RunSession(file: workflowFile, settings: settings, output: output)
+        try exitingOnRunnerError { try session.checkInputs(in: loaded) }
         if everyJob, let digests, UpToDateState.canDescribe(loaded, pathsUseVariables: unexpanded.pathsUseVariables) {
             session.stateSource = digests
         }
@@ -133,15 +145,17 @@ struct RunCommand: AsyncParsableCommand {
             session.recorder = begun.recorder
         } else if !execution.noJournal, let journal = try prefetched?.journal ?? self.journal.openForRun(beside: workflowFile.directory) {
             let info = RunInfo(only: only, keepGoing: execution.keepGoing)
-            session.recorder = try await journal.recorder(waiting: !execution.noWait) {
-                try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)
+            session.recorder = try await exitingOnRunnerError {
+                try await journal.recorder(waiting: settings.waitsForJournal, diagnostics: printError) {
+                    try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)
+                }
             }
             session.prefetched = prefetched?.current()
         }
         if execution.explain, session.recorder == nil {
             printError("warning: --explain has nothing to explain without the journal: every job runs")
         }
-        try await session.run()
+        try await exitingOnRunnerError { try await session.run() }
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SequencerRunner
 import SequencerHistory
 
 struct RunsCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerRunner
 import Sequencer
 import SequencerNinja
 import SequencerWorkflowFile

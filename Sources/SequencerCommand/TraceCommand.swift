@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SequencerRunner
 import Sequencer
 import SequencerBuild
 import SequencerHistory

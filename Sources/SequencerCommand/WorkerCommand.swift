@@ -3,6 +3,7 @@ import Foundation
 import Sequencer
 import SequencerProcess
 import SequencerQueue
+import SequencerRunner
 import SequencerWorkflowFile
 
 struct WorkerCommand: AsyncParsableCommand {
@@ -98,9 +99,7 @@ struct WorkerCommand: AsyncParsableCommand {
         ).path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         for (name, file) in workflows {
-            let body = QueueShellBody(
-                directory: URL(fileURLWithPath: file.directory).standardizedFileURL.path, runner: runner, store: store, worker: worker,
-                scratch: scratch, workflow: name, file: Locked(file))
+            let body = QueueShellBody(file: file, runner: runner, store: store, worker: worker, scratch: scratch, warn: printError)
             let kinds: [String?] = served.map { served in file.lanes.map(\.name).filter(served.contains) } ?? file.lanes.map(\.name) + [nil]
             for lane in kinds {
                 queue.register(QueueShellJob.kind(ofWorkflow: name, lane: lane)) { (job: QueueShellJob, context: JobContext) -> Int in

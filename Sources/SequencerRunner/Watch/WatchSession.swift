@@ -1,11 +1,10 @@
 #if canImport(Glibc)
-import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerBuild
-import SequencerJournal
+package import SequencerJournal
 import SequencerProcess
-import SequencerWorkflowFile
+package import SequencerWorkflowFile
 
 /// `sequencer run --watch`: runs the workflow file, then runs again what a change affects.
 ///
@@ -19,24 +18,39 @@ import SequencerWorkflowFile
 /// an unchanged file, starts nothing. A job that changes its own input on every run (appending
 /// to it, say) is indistinguishable from a person editing it: it stops the run and starts
 /// another, for as long as it does so; declare such a file among its outputs.
-struct WatchSession: Sendable {
-    let path: String
+package struct WatchSession: Sendable {
+    /// The jobs named on the command line (empty: every job).
     let only: [String]
-    let options: ExecutionOptions
-    let journalOptions: JournalOptions
+    let settings: RunSettings
+    let output: RunnerOutput
+    /// How long changes must be quiet before a run starts.
     let quiet: Duration
+    /// Loads the workflow file, whole and with the jobs asked for; when it is invalid, says
+    /// its errors and throws.
+    let load: @Sendable () throws -> (whole: WorkflowFile, selected: WorkflowFile)
 
-    /// Watches until SIGINT or SIGTERM, then exits with status 130.
-    func run() async throws {
-        let loaded = try load()
-        let journal = options.noJournal ? nil : try journalOptions.openForRun(beside: loaded.selected.directory)
-        let runner = ProcessRunner(terminationGrace: try duration(options.gracePeriod, option: "--grace-period"))
+    package init(
+        only: [String], settings: RunSettings, output: RunnerOutput, quiet: Duration,
+        load: @escaping @Sendable () throws -> (whole: WorkflowFile, selected: WorkflowFile)
+    ) {
+        self.only = only
+        self.settings = settings
+        self.output = output
+        self.quiet = quiet
+        self.load = load
+    }
+
+    /// Runs `loaded` with `journal` (nil: `--no-journal`), then again on changes, until SIGINT
+    /// or SIGTERM.
+    /// - Throws: ``RunnerError`` `.interrupted` at the end, or `.failed` when files cannot be
+    ///   watched.
+    package func run(_ loaded: (whole: WorkflowFile, selected: WorkflowFile), journal: SQLiteJournal?) async throws {
+        let runner = ProcessRunner(terminationGrace: settings.gracePeriod)
         let inotify: Inotify
         do {
             inotify = try Inotify()
         } catch {
-            printError("error: cannot watch files: \(error)")
-            throw ExitCode(ExitStatus.failed)
+            throw RunnerError(.failed, "error: cannot watch files: \(error)")
         }
         let (inputs, continuation) = AsyncStream.makeStream(of: WatchDriver.Input.self)
         Thread.detachNewThread {
@@ -54,36 +68,32 @@ struct WatchSession: Sendable {
 
     /// Writes a line where progress goes.
     func say(_ line: String) {
-        write(line + "\n", to: options.json ? STDERR_FILENO : STDOUT_FILENO)
-    }
-
-    /// The workflow file, whole and with the jobs asked for; exit status 2 (its errors printed)
-    /// when it is invalid.
-    func load() throws -> (whole: WorkflowFile, selected: WorkflowFile) {
-        let whole = try expandOrExit(options.noJournal ? try loadOrExit(path) : try CompiledWorkflow.load(path))
-        return (whole, try selectOrExit(whole, only: only))
+        output.progress.line(line)
     }
 
     /// One run, of the jobs in `selection` (nil: all); nil when it could not start (the
-    /// reasons printed).
+    /// reasons said).
     func run(
         _ file: (whole: WorkflowFile, selected: WorkflowFile), selection: Set<String>?, journal: SQLiteJournal?,
         control: RunControl
     ) async -> RunReport? {
         do {
-            var session = RunSession(file: file.selected, options: options)
+            var session = RunSession(file: file.selected, settings: settings, output: output)
             session.only = selection
             session.skipsWhenUpToDate = false
             try session.checkInputs(in: file.whole)
             if let journal {
-                let info = RunInfo(only: only, keepGoing: options.keepGoing)
-                session.recorder = try await journal.recorder(waiting: !options.noWait) {
+                let info = RunInfo(only: only, keepGoing: settings.keepGoing)
+                session.recorder = try await journal.recorder(waiting: settings.waitsForJournal, diagnostics: output.diagnostics) {
                     try journal.beginRun(workflow: RunSession.key(of: file.selected), info: info.json)
                 }
             }
             return try await session.run(control: control)
+        } catch let error as RunnerError {
+            if let message = error.message { output.diagnostics(message) }
+            return nil
         } catch {
-            if !(error is ExitCode) { printError("error: \(error)") }
+            output.diagnostics("error: \(error)")
             return nil
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import SequencerJournal
+package import SequencerJournal
 import Synchronization
 import SequencerHistory
 
@@ -13,11 +13,11 @@ import SequencerHistory
 /// let file = try CompiledWorkflow.load(path)            // meanwhile, the journal is read
 /// let journal = prefetch?.journal ?? try options.openForRun(beside: directory)
 /// ```
-final class JournalPrefetch: Sendable {
+package final class JournalPrefetch: Sendable {
     /// What the thread read: the fingerprints without their parts (enough to tell whether every
     /// job is up to date, not to explain why one is not).
-    struct Read: Sendable {
-        let journal: SQLiteJournal
+    package struct Read: Sendable {
+        package let journal: SQLiteJournal
         let version: Int
         let fingerprints: [String: Fingerprint]
         let fileHashes: [String: (stamp: FileStamp, hash: String)]
@@ -27,7 +27,7 @@ final class JournalPrefetch: Sendable {
     private let result = Mutex<Read?>(nil)
 
     /// Starts reading the journal at `path` (when there is one) for the workflow `workflow`.
-    init?(path: String, workflow: String) {
+    package init?(path: String, workflow: String) {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let thread = Thread { [self] in
             // Any failure is left to the usual opening, which reports it.
@@ -44,17 +44,17 @@ final class JournalPrefetch: Sendable {
 
     /// The directory of the workflow file at `path`, as a loaded file has it (its `directory`):
     /// where its journal is, by default. The caller checks it against the loaded file's.
-    static func directory(ofFile path: String) -> String {
+    package static func directory(ofFile path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         return directory.isEmpty ? "." : directory
     }
 
     /// The journal the thread opened, once it has; nil if it could not be read.
-    var journal: SQLiteJournal? { wait()?.journal }
+    package var journal: SQLiteJournal? { wait()?.journal }
 
     /// What was read, if nothing was written to the journal since (ask once this process
     /// holds the journal's writer lock, so that nothing can be written until the run's end).
-    func current() -> Read? {
+    package func current() -> Read? {
         guard let read = wait(), (try? read.journal.dataVersion()) == read.version else { return nil }
         return read
     }

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerBuild
@@ -69,11 +68,11 @@ final class WatchDriver {
                 control?.stop(interrupted: interrupted)
             case .finish:
                 timer?.cancel()
-                throw ExitCode(ExitStatus.interrupted)
+                throw RunnerError.interrupted
             case .run(let paths):
                 start(paths)
             }
-            guard let input = await iterator.next() else { throw ExitCode(ExitStatus.interrupted) }
+            guard let input = await iterator.next() else { throw RunnerError.interrupted }
             switch input {
             case .changed(let events):
                 let changed = changes(in: events)

@@ -26,7 +26,10 @@ struct QueueUpToDate {
     }
 
     /// The check for a job of `file`, or nil for a job that always runs (it declares no outputs).
-    init?(job: WorkflowFile.Job, in file: WorkflowFile, workflow: String, store: any RunStore, force: Bool) async throws {
+    init?(
+        job: WorkflowFile.Job, in file: WorkflowFile, workflow: String, store: any RunStore, force: Bool,
+        warn: @escaping @Sendable (String) -> Void
+    ) async throws {
         guard !job.outputs.isEmpty else { return nil }
         // The job's own and its needs': all that its check reads.
         let names = [job.name] + job.needs.map(\.name)
@@ -37,7 +40,7 @@ struct QueueUpToDate {
         self.recorded = recorded
         check = UpToDate(
             file: file, stored: stored, hasher: FileHasher(), expansions: PatternExpansions(), recorder: recorded, force: force,
-            explain: nil, warn: { printError($0.description) })
+            explain: nil, warn: { warn($0.description) })
     }
 
     /// Keeps the fingerprint of the job, which just succeeded, in the queue.

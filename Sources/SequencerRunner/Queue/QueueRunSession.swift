@@ -1,29 +1,37 @@
-import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerHistory
 import SequencerProcess
-import SequencerQueue
-import SequencerWorkflowFile
+package import SequencerQueue
+package import SequencerWorkflowFile
 
 /// `sequencer run --queue`: submits a workflow's jobs to a durable queue as one run, then
 /// follows it (progress, the failed jobs' output, the summary, the exit status) until it ends.
 /// Ctrl-C cancels the run everywhere; the run does not need this process to go on.
-struct QueueRunSession {
-    let location: String
-    let store: any RunStore
+package struct QueueRunSession {
+    /// The queue as it may be printed (a URL's password masked).
+    package let location: String
+    package let store: any RunStore
+    /// Whether the ended run goes to the output's results as a JSON document.
     let json: Bool
-    /// Where progress goes: standard output, or standard error with `--json`.
-    var progress: Int32 { json ? STDERR_FILENO : STDOUT_FILENO }
+    let output: RunnerOutput
+
+    package init(location: String, store: any RunStore, json: Bool, output: RunnerOutput) {
+        self.location = location
+        self.store = store
+        self.json = json
+        self.output = output
+    }
+
+    private func say(_ line: String) { output.progress.line(line) }
 
     /// Submits the file's jobs as a new run; returns its ID.
-    func submit(_ file: WorkflowFile, info: String? = nil, force: Bool = false) async throws -> QueueRunID {
+    package func submit(_ file: WorkflowFile, info: String? = nil, force: Bool = false) async throws -> QueueRunID {
         let name = QueueShellJob.workflowName(of: file)
         let origin = "\(ProcessInfo.processInfo.hostName):\(absolutePath(file.path))"
         let live = try await store.runs(workflow: name, limit: 50).first { $0.state == .running && $0.origin != origin }
         if let other = live {
-            printError("error: --queue \(location): workflow '\(name)' (the name of its directory) has run \(other.id) going, submitted from \(other.origin); this file (\(origin)) is another workflow of the same name: rename one directory, or wait for that run")
-            throw ExitCode(ExitStatus.invalid)
+            throw RunnerError(.invalid, "error: --queue \(location): workflow '\(name)' (the name of its directory) has run \(other.id) going, submitted from \(other.origin); this file (\(origin)) is another workflow of the same name: rename one directory, or wait for that run")
         }
         for lane in file.lanes {
             try await store.setLane(QueueShellJob.lane(lane.name, ofWorkflow: name), width: lane.width)
@@ -39,13 +47,15 @@ struct QueueRunSession {
             names.append(job.name)
         }
         let (run, _) = try await queue.createRun(NewQueueRun(workflow: name, origin: origin, info: info), jobs: batch, names: names)
-        write("run \(run) of '\(name)' submitted to \(location): \(names.count) jobs for `sequencer worker --queue \(location)`; following it (Ctrl-C cancels it)\n", to: progress)
+        say("run \(run) of '\(name)' submitted to \(location): \(names.count) jobs for `sequencer worker --queue \(location)`; following it (Ctrl-C cancels it)")
         return run
     }
 
-    /// Follows the run until it ends; returns the exit status (0 every job succeeded, 1 not,
-    /// 130 cancelled from here).
-    func follow(_ run: QueueRunID) async throws -> Int32 {
+    /// Follows the run until it ends, every job having succeeded (or been up to date); SIGINT
+    /// or SIGTERM cancels it.
+    /// - Throws: ``RunnerError`` `.failed` when a job did not succeed, `.interrupted` when a
+    ///   signal here cancelled it, `.invalid` when there is no such run.
+    package func follow(_ run: QueueRunID) async throws {
         let cancelled = Locked(false)
         let store = store
         let interrupts = Interrupts(
@@ -55,9 +65,13 @@ struct QueueRunSession {
             },
             again: {})
         defer { interrupts.stop() }
+        try await follow(run, cancelled: { cancelled.withLock { $0 } })
+    }
+
+    /// Follows the run until it ends; `cancelled` tells whether it was cancelled from here.
+    package func follow(_ run: QueueRunID, cancelled: () -> Bool) async throws {
         guard try await store.run(run) != nil else {
-            printError("error: --queue \(location): there is no run \(run) (never submitted, or deleted)")
-            return ExitStatus.invalid
+            throw RunnerError(.invalid, "error: --queue \(location): there is no run \(run) (never submitted, or deleted)")
         }
         var seen: [DurableJobID: DurableJobState] = [:]
         // One read of the run's jobs per look; the run itself (its counts, whether it was
@@ -77,16 +91,16 @@ struct QueueRunSession {
             pause = changed ? Self.firstPause : min(pause * 2, .seconds(1))
             if !jobs.contains(where: { $0.job.state.isLive }) {
                 guard let ended = try await store.run(run) else {
-                    printError("error: --queue \(location): run \(run) was deleted while it was followed")
-                    return ExitStatus.invalid
+                    throw RunnerError(.invalid, "error: --queue \(location): run \(run) was deleted while it was followed")
                 }
                 if ended.state != .running {
                     summarize(ended)
                     if json, let record = try await QueueHistory(store: store, location: location).run(run.rawValue) {
-                        printJSON(RunDocument(record))
+                        output.results(jsonDocument(RunDocument(record)))
                     }
-                    if cancelled.withLock({ $0 }) { return ExitStatus.interrupted }
-                    return ended.state == .succeeded ? ExitStatus.succeeded : ExitStatus.failed
+                    if cancelled() { throw RunnerError.interrupted }
+                    guard ended.state == .succeeded else { throw RunnerError.failed }
+                    return
                 }
             }
             try await Task.sleep(for: pause)
@@ -101,18 +115,21 @@ struct QueueRunSession {
         let job = entry.job
         let took = job.startedAt.flatMap { start in job.endedAt.map { seconds(.milliseconds($0 - start)) } } ?? ""
         switch job.state {
-        case .running: write("started \(entry.name) on \(job.owner ?? "a worker")\n", to: progress)
-        case .succeeded where job.result(as: Int.self) == QueueShellBody.upToDate: write("up to date \(entry.name)\n", to: progress)
-        case .succeeded: write("ok \(entry.name) \(took)\n", to: progress)
+        case .running: say("started \(entry.name) on \(job.owner ?? "a worker")")
+        case .succeeded where job.result(as: Int.self) == QueueShellBody.upToDate: say("up to date \(entry.name)")
+        case .succeeded: say("ok \(entry.name) \(took)")
         case .failed:
-            write("FAILED \(entry.name) \(took): \(job.error ?? "failed") (attempt \(job.attempts))\n", to: progress)
-            if let output = try await store.output(of: job.id, attempt: nil), !output.isEmpty {
-                write(String(decoding: output, as: UTF8.self), to: progress)
+            var lines = "FAILED \(entry.name) \(took): \(job.error ?? "failed") (attempt \(job.attempts))"
+            if let printed = try await store.output(of: job.id, attempt: nil), !printed.isEmpty {
+                var text = String(decoding: printed, as: UTF8.self)
+                if text.hasSuffix("\n") { text.removeLast() }
+                lines += "\n" + text
             }
+            say(lines)
         case .skipped:
             let need = job.cause.flatMap { names[$0] }.map { "'\($0)'" } ?? "a job"
-            write("skipped \(entry.name): \(need), which it needs, did not succeed\n", to: progress)
-        case .cancelled: write("cancelled \(entry.name)\n", to: progress)
+            say("skipped \(entry.name): \(need), which it needs, did not succeed")
+        case .cancelled: say("cancelled \(entry.name)")
         case .waiting, .available: break
         }
     }
@@ -120,6 +137,6 @@ struct QueueRunSession {
     private func summarize(_ run: QueueRun) {
         let parts = DurableJobState.allCases.compactMap { state in run.counts[state].map { "\($0) \(state)" } }
         let took = run.endedAt.map { seconds(.milliseconds($0 - run.createdAt)) } ?? ""
-        write("run \(run.id) \(run.state.rawValue): \(parts.joined(separator: ", ")) in \(took)\n", to: progress)
+        say("run \(run.id) \(run.state.rawValue): \(parts.joined(separator: ", ")) in \(took)")
     }
 }

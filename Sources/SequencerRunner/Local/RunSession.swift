@@ -1,69 +1,79 @@
-import ArgumentParser
 import Foundation
-import Sequencer
-import SequencerBuild
-import SequencerJournal
+package import Sequencer
+package import SequencerBuild
+package import SequencerJournal
 import SequencerOutput
 import SequencerProcess
-import SequencerWorkflowFile
+package import SequencerWorkflowFile
 import SequencerHistory
+import Logging
 
-/// One run of a workflow file, new or resumed: progress, signals, the journal, the summary.
-struct RunSession {
-    let file: WorkflowFile
-    let options: ExecutionOptions
+/// One run of a workflow file here, new or resumed: progress, signals, the journal, the
+/// summary. A test runs one in-process, with an output that keeps its lines.
+///
+/// ```swift
+/// var session = RunSession(file: file, settings: settings, output: output)
+/// session.recorder = try journal.beginRun(workflow: RunSession.key(of: file), info: nil)
+/// try await session.run()  // throws RunnerError .failed when a job failed
+/// ```
+package struct RunSession {
+    package let file: WorkflowFile
+    package let settings: RunSettings
+    package let output: RunnerOutput
     /// Records the run (in its journal); nil with `--no-journal`.
-    var recorder: JournalRecorder?
+    package var recorder: JournalRecorder?
     /// The recorder's journal as read while the file loaded, if still current.
-    var prefetched: JournalPrefetch.Read?
+    package var prefetched: JournalPrefetch.Read?
     /// The run's glob expansions, shared by the input check and the up-to-date checks.
-    let expansions = PatternExpansions()
+    package let expansions = PatternExpansions()
 
-    init(file: WorkflowFile, options: ExecutionOptions) {
+    package init(file: WorkflowFile, settings: RunSettings, output: RunnerOutput) {
         self.file = file
-        self.options = options
+        self.settings = settings
+        self.output = output
     }
 
     /// The key of a workflow file in the journal: its absolute path.
-    static func key(of file: WorkflowFile) -> String { absolutePath(file.path) }
+    package static func key(of file: WorkflowFile) -> String { absolutePath(file.path) }
 
     /// The digests of the workflow file and of its includes as loaded, when its every job
     /// runs and an ``UpToDateState`` can describe it: a no-op run then keeps one.
-    var stateSource: (fileDigest: String, includeDigests: [String])?
+    package var stateSource: (fileDigest: String, includeDigests: [String])?
     /// The warnings the input check printed (kept with the state, for the shortcut to print).
     var warnings: [String] = []
 
     /// Only these jobs run; the others are skipped as up to date (nil: every job may run).
     /// A watch sets it to the jobs a change affects and the jobs that depend on them.
-    var only: Set<String>?
+    package var only: Set<String>?
 
-    /// Runs the jobs, stopping them on SIGINT or SIGTERM; throws the exit status unless it is 0.
-    func run() async throws {
-        let runner = ProcessRunner(terminationGrace: try duration(options.gracePeriod, option: "--grace-period"))
+    /// Runs the jobs, stopping them on SIGINT or SIGTERM.
+    /// - Throws: ``RunnerError``: `.failed` when a job did not succeed, `.interrupted` after a
+    ///   signal, `.invalid` for a run that could not start or a journal found damaged.
+    package func run() async throws {
+        let runner = ProcessRunner(terminationGrace: settings.gracePeriod)
         let control = RunControl(runner: runner)
         let interrupts = Interrupts(first: { control.stop(interrupted: true) }, again: { runner.signalAll(SIGKILL) })
         guard let report = try await run(control: control, stopSignals: { interrupts.stop() }) else { return }
-        if control.interrupted { throw ExitCode(ExitStatus.interrupted) }
+        if control.interrupted { throw RunnerError.interrupted }
         // The jobs ran, but the journal was found damaged while recording: said as an error.
-        if recorder?.writeError?.code == .damaged { throw ExitCode(ExitStatus.invalid) }
-        if report.status != .succeeded { throw ExitCode(ExitStatus.failed) }
+        if recorder?.writeError?.code == .damaged { throw RunnerError(.invalid) }
+        if report.status != .succeeded { throw RunnerError.failed }
     }
 
     /// Whether a run whose every job is up to date ends before it starts (see
     /// `skipIfAllUpToDate`), with no report. A watch wants each run's report.
-    var skipsWhenUpToDate = true
+    package var skipsWhenUpToDate = true
 
     /// Runs the jobs with `control`'s runner, until they end or `control` stops them.
     /// - Parameter stopSignals: called when the run has ended, before its summary.
     /// - Returns: the run's report; nil when every job was up to date and nothing started.
-    func run(control: RunControl, stopSignals: () -> Void = {}) async throws -> RunReport? {
+    package func run(control: RunControl, stopSignals: () -> Void = {}) async throws -> RunReport? {
         defer {
             recorder?.close()
             deleteOldRuns()
         }
-        let grace = try duration(options.gracePeriod, option: "--grace-period")
-        let progressDescriptor = options.json ? STDERR_FILENO : STDOUT_FILENO
-        let console = Console(descriptor: progressDescriptor, isLive: Console.isTerminal(progressDescriptor))
+        let grace = settings.gracePeriod
+        let console = output.progress
         if skipsWhenUpToDate, try skipIfAllUpToDate(console: console) {
             stopSignals()
             return nil
@@ -74,7 +84,7 @@ struct RunSession {
         defer { rmdir(outputDirectory) }  // when every job printed nothing: it is empty
         let runner = control.runner
         let progress = Progress(
-            console: console, file: file, verbose: options.verbose, showsSuccessOutput: !options.noSuccessOutput)
+            console: console, file: file, verbose: settings.verbose, showsSuccessOutput: settings.showsSuccessOutput)
         let recorder = self.recorder
         let shell: ShellWorkflow
         do {
@@ -90,22 +100,21 @@ struct RunSession {
                 },
                 upToDate: upToDate, durations: lastDurations())
         } catch {
-            printError(error.description)
-            throw ExitCode(ExitStatus.invalid)
+            throw RunnerError(.invalid, error.description)
         }
 
         let (events, continuation) = AsyncStream.makeStream(of: RunEvent.self)
         let runOptions = RunOptions(
-            maxConcurrency: options.jobs, deadline: try options.deadline.map { try duration($0, option: "--deadline") },
-            keepGoing: options.keepGoing, events: continuation,
+            maxConcurrency: settings.jobs, deadline: settings.deadline,
+            keepGoing: settings.keepGoing, events: continuation,
             // Longer than the runner's SIGTERM-to-SIGKILL wait, so a stopped job's process has
             // always been killed and reaped before the job ends.
             gracePeriod: grace + .seconds(5),
             recorder: recorder)
-        log.debug("starting", metadata: [
-            "file": "\(file.path)", "jobs": "\(file.jobs.count)", "concurrency": "\(options.jobs)",
-            "output": "\(outputDirectory)", "deadline": "\(options.deadline ?? "none")",
-            "keepGoing": "\(options.keepGoing)", "run": "\(recorder.map { "\($0.runID)" } ?? "not journaled")",
+        output.log.debug("starting", metadata: [
+            "file": "\(file.path)", "jobs": "\(file.jobs.count)", "concurrency": "\(settings.jobs)",
+            "output": "\(outputDirectory)", "deadline": "\(settings.deadline.map { "\($0)" } ?? "none")",
+            "keepGoing": "\(settings.keepGoing)", "run": "\(recorder.map { "\($0.runID)" } ?? "not journaled")",
         ])
         // The session's graph, so that the web page draws this run as it ran once the file changes.
         recorder?.recordGraph(HistoryGraph(file: file))
@@ -115,11 +124,9 @@ struct RunSession {
         do {
             run = try shell.workflow.start(runOptions)
         } catch let error as JournalError {
-            printError("error: \(error)")
-            throw ExitCode(ExitStatus.invalid)
+            throw RunnerError(.invalid, "error: \(error)")
         } catch {
-            printError("\(file.path): error: \(error)")
-            throw ExitCode(ExitStatus.invalid)
+            throw RunnerError(.invalid, "\(file.path): error: \(error)")
         }
         control.started(run)
         if let recorder {
@@ -128,22 +135,22 @@ struct RunSession {
         await progress.follow(events, shell: shell)
         let report = await run.report()
         stopSignals()
-        log.debug("finished", metadata: [
+        output.log.debug("finished", metadata: [
             "status": "\(report.status)", "duration": "\(report.duration)", "globWalks": "\(expansions.walks)",
         ])
         if let error = recorder?.writeError {
-            printError(error.code == .damaged
+            output.diagnostics(error.code == .damaged
                 ? "error: the run could not be recorded in full (recording stopped): \(error)"
                 : "warning: the run could not be recorded in full: \(error)")
         }
 
         let summary = RunSummary(report: report, shell: shell, interrupted: control.interrupted)
         summary.print(to: console)
-        if let trace = options.trace { try writeTrace(to: trace, report: report, shell: shell) }
-        if options.json {
+        if let trace = settings.trace { try writeTrace(to: trace, report: report, shell: shell) }
+        if settings.json {
             let document = ReportDocument(
                 file: shell.file, report: report, attempts: shell.log.all, interrupted: control.interrupted)
-            write(document.json() + "\n", to: STDOUT_FILENO)
+            output.results(document.json() + "\n")
         }
         return report
     }
@@ -154,7 +161,7 @@ struct RunSession {
     /// the run starts as usual, for its report.
     /// - Returns: Whether the run ended here.
     private func skipIfAllUpToDate(console: Console) throws -> Bool {
-        guard let recorder, !recorder.isResuming, !options.force, !options.json, options.trace == nil,
+        guard let recorder, !recorder.isResuming, !settings.force, !settings.json, settings.trace == nil,
               file.jobs.allSatisfy({ !$0.outputEntries.isEmpty }) else { return false }
         // The fingerprints read while the file loaded (without their parts) are enough to tell,
         // but for a job with a depfile: the files its depfile named are among its parts.
@@ -168,8 +175,7 @@ struct RunSession {
                 hasher: FileHasher(cache: try prefetched?.fileHashes ?? recorder.journal.fileHashes(), recorder: recorder),
                 expansions: expansions, recorder: recorder, force: false, explain: nil)
         } catch {
-            printError("error: \(error)")
-            throw ExitCode(ExitStatus.invalid)
+            throw RunnerError(.invalid, "error: \(error)")
         }
         ProcessLifetime.keep(check)
         // With the files the pass read, for the next no-op run's shortcut, when the file allows.
@@ -189,7 +195,7 @@ struct RunSession {
             names = decided
         }
         Self.endUpToDate(
-            jobs: names, path: file.path, recorder: recorder, console: console, verbose: options.verbose, state: state,
+            jobs: names, path: file.path, recorder: recorder, output: output, verbose: settings.verbose, state: state,
             globWalks: expansions.walks)
         return true
     }
@@ -202,9 +208,10 @@ struct RunSession {
     /// Records and reports a run whose every job (`jobs`, needs first) was up to date, and
     /// keeps `state` (an encoded ``UpToDateState``) for the next one when there is one.
     static func endUpToDate(
-        jobs names: [String], path: String, recorder: JournalRecorder, console: Console, verbose: Bool, state: [UInt8]?,
+        jobs names: [String], path: String, recorder: JournalRecorder, output: RunnerOutput, verbose: Bool, state: [UInt8]?,
         globWalks: Int = 0
     ) {
+        let console = output.progress
         // Each job "ran" when the pass ended, taking no time (as up-to-date jobs take next to
         // none): the pass's whole length on every job would read as each job's in `show`.
         let checkEnd = recorder.elapsed
@@ -224,9 +231,9 @@ struct RunSession {
                 jobs: jobs, checked: [(start: Duration, end: Duration)](repeating: (checkEnd, checkEnd), count: jobs.count),
                 duration: duration, state: state)
         } catch {
-            printError("warning: the run could not be recorded in full: \(error)")
+            output.diagnostics("warning: the run could not be recorded in full: \(error)")
         }
-        log.debug("finished", metadata: [
+        output.log.debug("finished", metadata: [
             "status": "succeeded", "duration": "\(duration)", "globWalks": "\(globWalks)", "started": "none, all up to date",
         ])
         RunSummary.printAllUpToDate(jobs: jobs.count, duration: duration, to: console)
@@ -239,7 +246,7 @@ struct RunSession {
         do {
             return try recorder.journal.lastSuccessDurations(workflow: Self.key(of: file)).mapValues { .nanoseconds($0) }
         } catch {
-            log.debug("cannot read the jobs' last durations", metadata: ["error": "\(error)"])
+            output.log.debug("cannot read the jobs' last durations", metadata: ["error": "\(error)"])
             return [:]
         }
     }
@@ -254,7 +261,7 @@ struct RunSession {
     private func journalChecks(console: Console) throws -> UpToDate? {
         guard let recorder else { return nil }
         let journal = recorder.journal
-        guard file.jobs.contains(where: { !$0.outputs.isEmpty }) || options.explain else { return nil }
+        guard file.jobs.contains(where: { !$0.outputs.isEmpty }) || settings.explain else { return nil }
         do {
             let stored = try journal.fingerprints(workflow: Self.key(of: file))
             let hasher = FileHasher(cache: try journal.fileHashes(), recorder: recorder)
@@ -262,15 +269,14 @@ struct RunSession {
             // serve`'s job and compare pages; why to the console too with --explain.
             recorder.willRecordChecks()
             var explain: (@Sendable (String, String) -> Void)?
-            if options.explain {
+            if settings.explain {
                 explain = { job, reason in console.line("explain: \(job) runs: \(reason)") }
             }
             return UpToDate(
                 file: file, stored: stored, hasher: hasher, expansions: expansions, recorder: recorder,
-                force: options.force, explain: explain, warn: { printError($0.description) })
+                force: settings.force, explain: explain, warn: { [output] in output.diagnostics($0.description) })
         } catch {
-            printError("error: \(error)")
-            throw ExitCode(ExitStatus.invalid)
+            throw RunnerError(.invalid, "error: \(error)")
         }
     }
 
@@ -279,11 +285,11 @@ struct RunSession {
     /// while another process records in the journal: a later run trims it.
     private func deleteOldRuns() {
         guard let recorder else { return }
-        Self.deleteOldRuns(recorder: recorder, key: Self.key(of: file), keep: try? options.runsToKeep)
+        Self.deleteOldRuns(recorder: recorder, key: Self.key(of: file), keep: settings.runsToKeep, log: output.log)
     }
 
     /// Deletes the file's runs beyond the newest `keep` (none when `keep` is 0 or nil).
-    static func deleteOldRuns(recorder: JournalRecorder, key: String, keep: Int?) {
+    static func deleteOldRuns(recorder: JournalRecorder, key: String, keep: Int?, log: Logger) {
         guard let keep, keep > 0 else { return }
         do {
             // One more than kept: when the file has no more runs than it keeps, nothing is deleted.
@@ -307,7 +313,7 @@ struct RunSession {
             return directory
         } catch {
             let fallback = NSTemporaryDirectory() + "sequencer-output-\(getpid())"
-            log.warning("cannot write \(directory) (\(error.localizedDescription)); output goes to \(fallback)")
+            output.log.warning("cannot write \(directory) (\(error.localizedDescription)); output goes to \(fallback)")
             try files.createDirectory(atPath: fallback, withIntermediateDirectories: true)
             return fallback
         }
@@ -318,8 +324,7 @@ struct RunSession {
         do {
             try trace.json().write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
-            throw ExitCode(ExitStatus.failed)
+            throw RunnerError(.failed, "error: cannot write the trace to \(path): \(error.localizedDescription)")
         }
     }
 }

@@ -1,10 +1,10 @@
 import Sequencer
-import SequencerProcess
+package import SequencerProcess
 import SequencerWorkflowFile
 
 /// Who stops a run: Ctrl-C (SIGINT or SIGTERM), or in a watch a change of an input. A stop asked
 /// before the run started stops it as it starts, so no process is orphaned.
-final class RunControl: Sendable {
+package final class RunControl: Sendable {
     private struct State {
         var run: Run?
         var stopped = false
@@ -13,10 +13,10 @@ final class RunControl: Sendable {
     }
 
     /// Runs the jobs' processes; a second Ctrl-C sends them SIGKILL.
-    let runner: ProcessRunner
+    package let runner: ProcessRunner
     private let state = Locked(State())
 
-    init(runner: ProcessRunner) {
+    package init(runner: ProcessRunner) {
         self.runner = runner
     }
 
@@ -27,7 +27,7 @@ final class RunControl: Sendable {
     }
 
     /// Whether the run was stopped by SIGINT or SIGTERM.
-    var interrupted: Bool { state.withLock { $0.interrupted } }
+    package var interrupted: Bool { state.withLock { $0.interrupted } }
 
     /// The run started: a stop asked before cancels it now.
     func started(_ run: Run) {
@@ -40,7 +40,7 @@ final class RunControl: Sendable {
 
     /// Stops the run: its running commands get SIGTERM, then SIGKILL after the grace period.
     /// - Parameter interrupted: whether a signal asked (the run then ends as interrupted).
-    func stop(interrupted: Bool) {
+    package func stop(interrupted: Bool) {
         let (run, console) = state.withLock { state in
             state.stopped = true
             state.interrupted = state.interrupted || interrupted

@@ -1,24 +1,28 @@
-import ArgumentParser
 import Foundation
-import SequencerBuild
+package import SequencerBuild
 import SequencerJournal
-import SequencerWorkflowFile
+package import SequencerWorkflowFile
 
 /// Inputs that nothing provides. A literal input that does not exist and that no job of the
 /// file declares among its outputs is most likely misspelled: it would be fingerprinted as
 /// missing on every run, and its job stay up to date however its real input changes. A glob
 /// that matches no file and no declared output is suspect too.
-struct InputCheck {
+package struct InputCheck {
     /// The whole file, variables expanded: every job's outputs count, not only the ones run.
-    let file: WorkflowFile
+    package let file: WorkflowFile
     /// Expands globs (and keeps the expansions for the run's up-to-date checks).
-    let expansions: PatternExpansions
+    package let expansions: PatternExpansions
     /// The directory relative paths of the file start from.
     let current = FileManager.default.currentDirectoryPath
 
+    package init(file: WorkflowFile, expansions: PatternExpansions) {
+        self.file = file
+        self.expansions = expansions
+    }
+
     /// The problems with the inputs of `jobs` (jobs of ``file``), in file order: a literal input
     /// that is missing gets `missing` severity, a glob that matches nothing a warning.
-    func diagnostics(for jobs: [WorkflowFile.Job], missing: Diagnostic.Severity) -> [Diagnostic] {
+    package func diagnostics(for jobs: [WorkflowFile.Job], missing: Diagnostic.Severity) -> [Diagnostic] {
         guard jobs.contains(where: { !$0.inputEntries.isEmpty }) else { return [] }
         let outputs = file.jobs.flatMap(file.outputPaths(of:))
         let outputSet = Set(outputs)
@@ -55,17 +59,17 @@ struct InputCheck {
 }
 
 extension RunSession {
-    /// Prints the problems with the inputs of the jobs to run, before any starts; exit status 2
-    /// when a literal input is missing (nothing runs), and the run goes on after warnings.
+    /// Says the problems with the inputs of the jobs to run, before any starts; a literal
+    /// input that is missing is an error (nothing runs), and the run goes on after warnings.
     /// - Parameter whole: the file before jobs were selected: any job's outputs count.
-    mutating func checkInputs(in whole: WorkflowFile) throws {
+    /// - Throws: ``RunnerError`` `.invalid` when there is an error.
+    package mutating func checkInputs(in whole: WorkflowFile) throws {
         let diagnostics = whole.warnings + InputCheck(file: whole, expansions: expansions).diagnostics(for: file.jobs, missing: .error)
-        for diagnostic in diagnostics { printError(diagnostic.description) }
+        for diagnostic in diagnostics { output.diagnostics(diagnostic.description) }
         warnings = diagnostics.map(\.description)
         let errors = diagnostics.filter { $0.severity == .error }.count
         guard errors == 0 else {
-            printError("\(errors) error\(errors == 1 ? "" : "s") in \(file.path): nothing ran")
-            throw ExitCode(ExitStatus.invalid)
+            throw RunnerError(.invalid, "\(errors) error\(errors == 1 ? "" : "s") in \(file.path): nothing ran")
         }
     }
 }

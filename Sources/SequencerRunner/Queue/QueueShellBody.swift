@@ -1,12 +1,12 @@
 import Foundation
-import Sequencer
-import SequencerProcess
-import SequencerQueue
-import SequencerWorkflowFile
+package import Sequencer
+package import SequencerProcess
+package import SequencerQueue
+package import SequencerWorkflowFile
 
 /// How a worker runs one attempt of a workflow's job: the command in the workflow's directory,
 /// its output to a scratch file and then into the queue's attempt log.
-struct QueueShellBody: Sendable {
+package struct QueueShellBody: Sendable {
     let directory: String
     let runner: ProcessRunner
     let store: any RunStore
@@ -17,22 +17,40 @@ struct QueueShellBody: Sendable {
     /// This worker's copy of the workflow file: read again when a job does not match it (the
     /// file was edited since the worker started).
     let file: Locked<WorkflowFile>
+    /// Where the worker's warnings go (a job refused, an input that is not there).
+    let warn: @Sendable (String) -> Void
+
+    /// A body for the jobs of `file`, run in its directory by `runner`, their attempts kept in
+    /// `store` under `worker`'s name, their output written in `scratch` first.
+    package init(
+        file: WorkflowFile, runner: ProcessRunner, store: any RunStore, worker: String, scratch: String,
+        warn: @escaping @Sendable (String) -> Void
+    ) {
+        directory = URL(fileURLWithPath: file.directory).standardizedFileURL.path
+        self.runner = runner
+        self.store = store
+        self.worker = worker
+        self.scratch = scratch
+        workflow = QueueShellJob.workflowName(of: file)
+        self.file = Locked(file)
+        self.warn = warn
+    }
 
     /// What a body returns for a job it found up to date (and 0 for one it ran): the run's
     /// follower tells them apart.
-    static let upToDate = 1
+    package static let upToDate = 1
 
     /// The most output an attempt keeps: its last 8 MiB.
     static let outputLimit = 8 << 20
 
     /// Runs the attempt; returns its exit code (0), or throws for a failure.
-    func run(_ job: QueueShellJob, context: JobContext) async throws -> Int {
+    package func run(_ job: QueueShellJob, context: JobContext) async throws -> Int {
         let (id, attempt) = context.durableJob ?? (DurableJobID(0), context.attempt)
         let (declared, refusal) = self.declared(job)
         if let refusal {
             // Another copy of the workflow (another version, or another project of the same
             // name): the job goes back for a worker whose copy matches, and is not failed.
-            printError("worker \(worker): not running \(job.name) (job \(id)): \(refusal); it goes back to the queue")
+            warn("worker \(worker): not running \(job.name) (job \(id)): \(refusal); it goes back to the queue")
             let now = Self.now()
             try? await store.recordAttempt(
                 QueueAttempt(
@@ -43,7 +61,7 @@ struct QueueShellBody: Sendable {
         // A store that cannot be read now makes the job run: never a failure for that.
         var upToDate: QueueUpToDate?
         if let declared {
-            upToDate = try? await QueueUpToDate(job: declared, in: file.withLock { $0 }, workflow: workflow, store: store, force: job.force ?? false)
+            upToDate = try? await QueueUpToDate(job: declared, in: file.withLock { $0 }, workflow: workflow, store: store, force: job.force ?? false, warn: warn)
         }
         if let upToDate, let declared, upToDate.check.isUpToDate(declared) {
             let now = Self.now()
@@ -117,7 +135,7 @@ struct QueueShellBody: Sendable {
         return kept < Int(size) ? Data("[the first \(Int(size) - kept) bytes were cut]\n".utf8) + data : data
     }
 
-    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    package static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// A job's command failed: its summary (`exit code 1`, `killed by SIGKILL`, a start error).
