@@ -280,6 +280,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SequencerRunnerTests",
+            dependencies: [
+                "SequencerRunner", "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerWorkflowFile", "SequencerProcess",
+                "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", "PostgresTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SequencerServeTests",
             dependencies: [
                 "SequencerQueueSQLite",

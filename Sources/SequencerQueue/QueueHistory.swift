@@ -64,8 +64,12 @@ public final class QueueHistory: RunHistory {
         let logged = try await store.attempts(of: run.id)
         var names: [DurableJobID: String] = [:]
         for entry in entries { names[entry.job.id] = entry.name }
-        let attempts = logged.compactMap { attempt in names[attempt.job].map { Self.attempt(attempt, job: $0) } }
         let upToDate = Set(logged.filter { $0.outcome == Self.upToDateOutcome }.map(\.job))
+        // A check that found its job up to date is no attempt: nothing ran (the journal keeps
+        // none for such a job either); the job's state says it.
+        let attempts = logged.compactMap { attempt in
+            attempt.outcome == Self.upToDateOutcome ? nil : names[attempt.job].map { Self.attempt(attempt, job: $0) }
+        }
         let jobs = entries.enumerated().map { position, entry in
             Self.job(entry, position: position, upToDate: upToDate.contains(entry.job.id))
         }
