@@ -31,14 +31,8 @@ import Testing
             let through = try await fixture.runThrough(store, location: location, runs: 2)
             #expect(through.map(\.error) == [.failed, .failed], "\(fixture.said.withLock { $0 })")
             let queued = QueueHistory(store: store, location: location)
-            for (hereRun, queuedRun) in zip(here, through) {
-                let mine = try #require(try await local.run(hereRun.id))
-                let theirs = try #require(try await queued.run(queuedRun.id))
-                let (hereShape, queuedShape) = (try await Shape(mine, local), try await Shape(theirs, queued))
-                #expect(hereShape == queuedShape, "here:\n\(hereShape)\nthrough the queue:\n\(queuedShape)")
-                #expect(mine.run.counts == theirs.run.counts)
-                #expect(mine.run.state == .failed && theirs.run.state == .failed)
-            }
+            let ended = try await Self.expectSameRecords(here.map(\.id), local, through.map(\.id), queued)
+            #expect(ended == [.failed, .failed])
             let second = try #require(try await queued.run(through[1].id))
             let states = Dictionary(uniqueKeysWithValues: second.jobs.map { ($0.name, $0.state) })
             #expect(states == ["made": .upToDate, "used": .upToDate, "plain": .succeeded, "broken": .failed, "after": .skipped])
@@ -64,13 +58,8 @@ import Testing
             let through = try await fixture.runThrough(store, location: location, runs: 2)
             #expect(through.map(\.error) == [nil, nil], "\(fixture.said.withLock { $0 })")
             let queued = QueueHistory(store: store, location: location)
-            for (hereRun, queuedRun) in zip(here, through) {
-                let mine = try #require(try await local.run(hereRun.id))
-                let theirs = try #require(try await queued.run(queuedRun.id))
-                let (hereShape, queuedShape) = (try await Shape(mine, local), try await Shape(theirs, queued))
-                #expect(hereShape == queuedShape, "here:\n\(hereShape)\nthrough the queue:\n\(queuedShape)")
-                #expect(mine.run.counts == theirs.run.counts && mine.run.state == theirs.run.state)
-            }
+            let ended = try await Self.expectSameRecords(here.map(\.id), local, through.map(\.id), queued)
+            #expect(ended == [.succeeded, .succeeded])
             let second = try #require(try await queued.run(through[1].id))
             #expect(second.jobs.map(\.state) == [.upToDate, .upToDate] && second.attempts.isEmpty)
         }
@@ -98,6 +87,23 @@ import Testing
         let lines = fixture.said.withLock { $0 }
         #expect(lines.contains("sequencer: run #\(id) of \(fixture.here)/sequencer.yml"), "\(lines)")
         #expect(lines.contains { $0.hasPrefix("sequencer: succeeded: 1 job in ") && $0.hasSuffix(": 1 succeeded") }, "\(lines)")
+    }
+
+    /// Expects each run of `mine` (in `local`) to have the same shape, counts and state as the
+    /// run of `theirs` (in `queued`) at the same place; returns the runs' states (the queue's).
+    static func expectSameRecords(
+        _ mine: [Int64], _ local: any RunHistory, _ theirs: [Int64], _ queued: any RunHistory
+    ) async throws -> [RunState] {
+        var states: [RunState] = []
+        for (hereID, queuedID) in zip(mine, theirs) {
+            let here = try #require(try await local.run(hereID))
+            let there = try #require(try await queued.run(queuedID))
+            let (hereShape, queuedShape) = (try await Shape(here, local), try await Shape(there, queued))
+            #expect(hereShape == queuedShape, "here:\n\(hereShape)\nthrough the queue:\n\(queuedShape)")
+            #expect(here.run.counts == there.run.counts && here.run.state == there.run.state)
+            states.append(there.run.state)
+        }
+        return states
     }
 
     /// What a run's record says that both ways must agree on: for each job, its state and
