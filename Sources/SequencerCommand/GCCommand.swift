@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import SequencerHistory
 import SequencerJournal
+import SequencerQueue
 
 struct GCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +22,7 @@ struct GCCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var location: JournalLocation
+    @OptionGroup var history: HistoryOptions
 
     @Option(help: "How many runs of each workflow file to keep.")
     var keep = 10
@@ -28,10 +30,18 @@ struct GCCommand: AsyncParsableCommand {
     @Flag(help: "Print what was deleted as JSON.")
     var json = false
 
+    /// What `gc --json` prints. `keptPerFile` and `keptPerWorkflow` are the same number, the
+    /// journal's name and the queue's (a journal names each workflow by its file).
     struct Result: Encodable {
         let deletedRuns: [Int64]
         let deletedOutputDirectories: [String]
         let keptPerFile: Int
+        let keptPerWorkflow: Int
+
+        init(deletedRuns: [Int64], deletedOutputDirectories: [String], kept: Int) {
+            (self.deletedRuns, self.deletedOutputDirectories) = (deletedRuns, deletedOutputDirectories)
+            (keptPerFile, keptPerWorkflow) = (kept, kept)
+        }
     }
 
     @Flag(help: "Check the whole file (SQLite's integrity_check) and report; delete nothing.")
@@ -48,34 +58,23 @@ struct GCCommand: AsyncParsableCommand {
         if [check, setAside, recover].filter({ $0 }).count > 1 {
             throw ValidationError("--check, --set-aside and --recover cannot be used together")
         }
-        if setAside, queueLocation != nil { throw ValidationError("--set-aside is for the journal; a damaged queue is copied with --recover") }
-        if recover, queueLocation == nil { throw ValidationError("--recover needs --queue FILE (a damaged journal is set aside with --set-aside)") }
+        if setAside, history.queueLocation != nil { throw ValidationError("--set-aside is for the journal; a damaged queue is copied with --recover") }
+        if recover, history.queueLocation == nil { throw ValidationError("--recover needs --queue FILE (a damaged journal is set aside with --set-aside)") }
     }
 
-    @Option(name: .customLong("queue"), help: ArgumentHelp(
-        "Delete old runs from this durable queue instead, with their jobs and output (default: $SEQUENCER_QUEUE when set).",
-        valueName: "location"))
-    var queueLocation: String?
-
     func run() async throws {
-        if check { return try DamageCommands.check(journal: location.path, queue: QueueOptions.location(queueLocation), json: json) }
-        if setAside { return try DamageCommands.setAside(journal: location.path, json: json) }
-        if recover, let queueLocation { return try DamageCommands.recover(queue: queueLocation, json: json) }
-        if let queue = QueueOptions.location(queueLocation) {
-            return try await QueueCommands.collect(
-                try await QueueLocation.open(queue, create: false), location: QueueLocation.shown(queue), keep: keep, json: json)
-        }
-        let journal = try location.open()
-        let (deleted, directories): ([JournalRun], [String])
-        do {
-            (deleted, directories) = try journal.deleteRunsAndOutput(keeping: keep)
-            try journal.compact()
-        } catch {
-            throw journalFailure(error)
-        }
+        if check { return try DamageCommands.check(journal: history.location.path, queue: QueueOptions.location(history.queueLocation), json: json) }
+        if setAside { return try DamageCommands.setAside(journal: history.location.path, json: json) }
+        if recover, let queue = history.queueLocation { return try DamageCommands.recover(queue: queue, json: json) }
+        let history = try await self.history.open()
+        let deleted = try await reading { try await history.deleteRuns(keeping: keep) }
         if json {
-            return printJSON(Result(deletedRuns: deleted.map(\.id), deletedOutputDirectories: directories, keptPerFile: keep))
+            return printJSON(Result(deletedRuns: deleted.runs, deletedOutputDirectories: deleted.outputDirectories, kept: keep))
         }
-        print("deleted \(deleted.count) run\(deleted.count == 1 ? "" : "s") and \(directories.count) output director\(directories.count == 1 ? "y" : "ies"); kept the newest \(keep) of each file")
+        let (runs, directories) = (deleted.runs.count, deleted.outputDirectories.count)
+        let what = history.resumes
+            ? "\(runs) run\(runs == 1 ? "" : "s") and \(directories) output director\(directories == 1 ? "y" : "ies") from the \(history.name)"
+            : "\(runs) run\(runs == 1 ? "" : "s") from the \(history.name), with their jobs and output"
+        print("deleted \(what); kept the newest \(keep) of each workflow")
     }
 }

@@ -5,14 +5,14 @@ import SequencerJournal
 import SequencerQueue
 import SequencerRunner
 
-/// Where `runs`, `show` and `trace` read runs: the journal beside `--file` (or at
+/// Where `runs`, `show`, `trace` and `gc` find runs: the journal beside `--file` (or at
 /// `--journal`), or a durable queue (`--queue`, or `SEQUENCER_QUEUE`). Either is read through
 /// one ``RunHistory``, so a run is shown and counted the same wherever it was recorded.
 struct HistoryOptions: ParsableArguments {
     @OptionGroup var location: JournalLocation
 
     @Option(name: .customLong("queue"), help: ArgumentHelp(
-        "Read the runs submitted to this durable queue instead of the journal (default: $SEQUENCER_QUEUE when set).",
+        "The runs submitted to this durable queue, instead of the journal's (default: $SEQUENCER_QUEUE when set).",
         valueName: "location"))
     var queueLocation: String?
 

@@ -36,6 +36,22 @@ public protocol RunHistory: Sendable {
 
     /// Cancels a running run. Returns nil when done, else why not, for people.
     func cancel(_ id: Int64) async throws -> String?
+    /// Deletes the ended runs of each workflow beyond its newest `keep`, with what they printed
+    /// (`sequencer gc`). A run still going is kept, and so is what makes jobs up to date.
+    func deleteRuns(keeping keep: Int) async throws -> DeletedRuns
+}
+
+/// What ``RunHistory/deleteRuns(keeping:)`` deleted.
+public struct DeletedRuns: Sendable, Equatable {
+    /// The runs, by ID.
+    public var runs: [Int64]
+    /// The directories of output deleted with them (a journal's runs keep their output in
+    /// files; a queue's, with their jobs).
+    public var outputDirectories: [String]
+
+    public init(runs: [Int64], outputDirectories: [String] = []) {
+        (self.runs, self.outputDirectories) = (runs, outputDirectories)
+    }
 }
 
 /// Which runs to read.

@@ -87,6 +87,18 @@ public final class JournalHistory: RunHistory {
         return nil
     }
 
+    /// Deletes the ended runs beyond the newest `keep` of each workflow file, with their output
+    /// directories, then compacts the journal. It needs a journal open for writing
+    /// (``init(journal:)``).
+    public func deleteRuns(keeping keep: Int) async throws -> DeletedRuns {
+        try await offThread { [self] in
+            guard let journal = try journal() else { return DeletedRuns(runs: []) }
+            let (runs, directories) = try journal.deleteRunsAndOutput(keeping: keep)
+            try journal.compact()
+            return DeletedRuns(runs: runs.map(\.id), outputDirectories: directories)
+        }
+    }
+
     // MARK: Reading
 
     /// The page `query` asks for.

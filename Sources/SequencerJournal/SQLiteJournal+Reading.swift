@@ -209,3 +209,18 @@ extension SQLiteJournal {
         }
     }
 }
+
+extension SQLiteJournal {
+    /// Deletes all but the newest `keep` runs of each workflow file (of `workflow` only, when
+    /// given), with their output directories (`.sequencer/output/RUN` beside the file).
+    /// - Returns: the deleted runs, and the output directories that were deleted.
+    public func deleteRunsAndOutput(keeping keep: Int, workflow: String? = nil) throws -> (runs: [JournalRun], directories: [String]) {
+        let deleted = try deleteRuns(keeping: keep, workflow: workflow)
+        var directories: [String] = []
+        for run in deleted {
+            let directory = (run.workflow as NSString).deletingLastPathComponent + "/.sequencer/output/\(run.id)"
+            if (try? FileManager.default.removeItem(atPath: directory)) != nil { directories.append(directory) }
+        }
+        return (deleted, directories)
+    }
+}

@@ -104,6 +104,12 @@ public final class QueueHistory: RunHistory {
         return nil
     }
 
+    /// Deletes the ended runs beyond the newest `keep` of each workflow, with their jobs and
+    /// attempt logs (their output).
+    public func deleteRuns(keeping keep: Int) async throws -> DeletedRuns {
+        DeletedRuns(runs: try await store.deleteRuns(keeping: keep, workflow: nil).map(\.id.rawValue))
+    }
+
     // MARK: In the history's words
 
     /// What a worker records as the outcome of an attempt that found its job up to date.
