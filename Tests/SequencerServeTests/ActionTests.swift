@@ -143,7 +143,9 @@ extension BrowserTests {
                 """) as? [String: Any])
             #expect(page["url"] as? String == "/compare?a=2&b=3")
             let differs = page["differs"] as? [String] ?? []
-            #expect(differs.contains("check") && differs.contains("build") && !differs.contains("setup"))
+            // `setup` is the same in both runs but for its time, which a loaded machine can
+            // stretch past the threshold (JobDifferenceTests pins the rule itself).
+            #expect(differs.contains("check") && differs.contains("build"))
             #expect(page["history"] as? [String] == ["st-succeeded", "st-failed", "st-succeeded"])
 
             try await browser.go(served.base + "/runs/3/job?name=check")

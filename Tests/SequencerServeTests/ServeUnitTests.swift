@@ -188,3 +188,27 @@ func withRunning(_ server: Server, _ body: (Int) async throws -> Void) async thr
     task.cancel()
     _ = await task.result
 }
+
+/// When the compare page lists a job: a change of status or fingerprint, or of time by more
+/// than a fifth and more than 50 ms; never for a time within either bound.
+@Suite struct JobDifferenceTests {
+    private func difference(_ before: (String, Double?), _ after: (String, Double?)) -> JobDifference {
+        JobDifference(
+            name: "j", before: JobSample(run: 1, status: before.0, duration: before.1),
+            after: JobSample(run: 2, status: after.0, duration: after.1))
+    }
+
+    @Test func aJobDiffersByStatusFingerprintOrATimeBeyondBothBounds() {
+        #expect(difference(("succeeded", 1.0), ("failed", 1.0)).differs)
+        #expect(!difference(("succeeded", 1.0), ("succeeded", 1.1)).differs, "a tenth more: within a fifth")
+        #expect(difference(("succeeded", 1.0), ("succeeded", 1.3)).differs, "three tenths more, 300 ms")
+        #expect(!difference(("succeeded", 0.1), ("succeeded", 0.14)).differs, "two fifths more, but 40 ms")
+        #expect(difference(("succeeded", 0.2), ("succeeded", 0.26)).differs, "60 ms and more than a fifth")
+        #expect(difference(("upToDate", nil), ("succeeded", 0.2)).differs)
+        var changed = difference(("succeeded", 1.0), ("succeeded", 1.0))
+        #expect(!changed.differs)
+        changed.fingerprints = ("a", "b")
+        #expect(changed.differs)
+        #expect(JobDifference(name: "gone", before: JobSample(run: 1, status: "succeeded", duration: 1), after: nil).differs)
+    }
+}
