@@ -43,18 +43,26 @@ struct RunSelector: ExpressibleByArgument {
     /// The run read whole: the given one, or the newest of `workflow` (of any when it has
     /// none); exit status 2, with the reason, when there is none.
     func find(in history: any RunHistory, workflow: String) async throws -> RunRecord {
-        let record = try await reading { () -> RunRecord? in
-            if let id { return try await history.run(id) }
-            var newest = try await history.latestRun(workflow: workflow)
-            if newest == nil { newest = try await history.latestRun(workflow: nil) }
-            guard let newest else { return nil }
-            return try await history.run(newest.id)
-        }
-        guard let record else {
-            printError("error: \(history.name): " + (id.map { "there is no run #\($0)" } ?? "no runs are recorded"))
-            throw ExitCode(ExitStatus.invalid)
-        }
+        let found = try await findRun(in: history, workflow: workflow)
+        guard let record = try await reading({ try await history.run(found.id) }) else { throw missing(in: history) }
         return record
+    }
+
+    /// The run as a list shows it, without its jobs: the given one, or the newest of
+    /// `workflow` (of any when it has none); exit status 2, with the reason, when there is none.
+    func findRun(in history: any RunHistory, workflow: String) async throws -> HistoryRun {
+        let run = try await reading { () -> HistoryRun? in
+            if let id { return try await history.summary(of: id) }
+            if let newest = try await history.latestRun(workflow: workflow) { return newest }
+            return try await history.latestRun(workflow: nil)
+        }
+        guard let run else { throw missing(in: history) }
+        return run
+    }
+
+    private func missing(in history: any RunHistory) -> ExitCode {
+        printError("error: \(history.name): " + (id.map { "there is no run #\($0)" } ?? "no runs are recorded"))
+        return ExitCode(ExitStatus.invalid)
     }
 }
 

@@ -38,17 +38,13 @@ struct ResumeCommand: AsyncParsableCommand {
                 location: QueueLocation.shown(queue), store: try await QueueLocation.open(queue, create: false), json: execution.json,
                 output: execution.output)
             let history = QueueHistory(store: session.store, location: session.location)
-            let record = try await run.find(in: history, workflow: history.workflow(ofFile: location.file))
-            guard let found = try await reading({ try await session.store.run(QueueRunID(record.run.id)) }) else {
-                printError("error: \(history.name): there is no run #\(record.run.id)")
-                throw ExitCode(ExitStatus.invalid)
-            }
+            let found = try await run.findRun(in: history, workflow: history.workflow(ofFile: location.file))
             let file = try expandOrExit(try loadOrExit(location.file))
-            return try await exitingOnRunnerError { try await session.resume(found, file: file) }
+            return try await exitingOnRunnerError { try await session.resume(QueueRunID(found.id), file: file) }
         }
         let journal = try location.open()
         let history = JournalHistory(journal: journal)
-        let found = try await run.find(in: history, workflow: history.workflow(ofFile: location.file)).run
+        let found = try await run.findRun(in: history, workflow: history.workflow(ofFile: location.file))
         guard found.state != .succeeded else {
             print("run #\(found.id) of \(found.workflow) succeeded: nothing to resume")
             return

@@ -22,6 +22,9 @@ public protocol RunHistory: Sendable {
 
     /// The run `id` read whole; nil when there is no such run.
     func run(_ id: Int64) async throws -> RunRecord?
+    /// The run `id` as a list shows it (its state and counts), without its jobs and attempts;
+    /// nil when there is no such run.
+    func summary(of id: Int64) async throws -> HistoryRun?
 
     /// The jobs of run `id` as their last records say (``RunRecord/jobs``), without the rest of
     /// the run: for a job's samples across runs. Empty when there is no such run.

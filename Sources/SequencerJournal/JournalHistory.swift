@@ -13,7 +13,10 @@ public final class JournalHistory: RunHistory {
     public let path: String
     private let opened: Locked<SQLiteJournal?>
     /// Recorded graphs, decoded once: a live run's page reads its run five times a second.
-    private let graphs = GraphCache()
+    private let graphs = RecentValues<String, HistoryGraph>()
+    /// The checks of ended runs, by run, session count and end: they change only when the run
+    /// is resumed (a new session), and a page of an ended run is read again and again.
+    private let endedChecks = RecentValues<String, JournalJobChecks>()
 
     /// The history of a journal already open (for writing, say: `sequencer runs` upgrades an
     /// older journal as it opens it).
@@ -60,6 +63,14 @@ public final class JournalHistory: RunHistory {
         try await offThread { [self] in try journal().flatMap { try record(id, in: $0) } }
     }
 
+    public func summary(of id: Int64) async throws -> HistoryRun? {
+        try await offThread { [self] in
+            guard let journal = try journal(), let row = try journal.run(id) else { return nil }
+            let counts = try journal.jobCounts(of: [id])[id] ?? JournalJobCounts()
+            return Self.run(of: row, recording: try journal.recordingRun(), counts: counts)
+        }
+    }
+
     public func jobs(of id: Int64) async throws -> [HistoryJob] {
         try await offThread { [self] in try journal()?.jobs(of: id).map(Self.job) ?? [] }
     }
@@ -79,9 +90,9 @@ public final class JournalHistory: RunHistory {
 
     /// SIGINT to the `sequencer` recording the run, as Ctrl-C would.
     public func cancel(_ id: Int64) async throws -> String? {
-        guard let record = try await run(id) else { return "there is no run #\(id)" }
-        guard record.run.state == .running, let process = try journal()?.recordingProcess, process > 0 else {
-            return "run #\(id) is not running (it is \(record.run.state))"
+        guard let run = try await summary(of: id) else { return "there is no run #\(id)" }
+        guard run.state == .running, let process = try journal()?.recordingProcess, process > 0 else {
+            return "run #\(id) is not running (it is \(run.state))"
         }
         guard kill(process, SIGINT) == 0 else { return "cannot signal process \(process): \(String(cString: strerror(errno)))" }
         return nil
@@ -156,7 +167,12 @@ public final class JournalHistory: RunHistory {
         guard let row = try journal.run(id) else { return nil }
         var jobs = try journal.jobs(of: id).map(Self.job)
         // Supplementary: a journal that cannot give its checks has lost only the reasons.
-        let checks = try? journal.jobChecks(of: id)
+        let recording = try journal.recordingRun()
+        let checks: JournalJobChecks? = if let ended = row.endedAt, row.state(recordingRun: recording) != RunState.running.rawValue {
+            try? endedChecks.value("\(id) \(row.sessions) \(ended)") { try journal.jobChecks(of: id) }
+        } else {
+            try? journal.jobChecks(of: id)
+        }
         if let checks, !checks.jobs.isEmpty {
             for index in jobs.indices {
                 guard let check = checks.jobs[jobs[index].name] else { continue }
@@ -165,9 +181,9 @@ public final class JournalHistory: RunHistory {
         }
         let counts = JournalJobCounts(upToDate: jobs.count { $0.state == .upToDate }, retried: jobs.count { $0.attempts > 1 })
         // The run's own graph; for a run from before the journal kept them, the file's now.
-        let graph = try journal.graphDigest(of: row).flatMap { digest in try graphs.graph(digest) { try journal.graph(digest: digest) } }
+        let graph = try journal.graphDigest(of: row).flatMap { digest in try graphs.value(digest) { try journal.graph(digest: digest) } }
         return RunRecord(
-            run: Self.run(of: row, recording: try journal.recordingRun(), counts: counts), names: try journal.jobNames(of: id),
+            run: Self.run(of: row, recording: recording, counts: counts), names: try journal.jobNames(of: id),
             jobs: jobs, attempts: try journal.attempts(of: id).map(Self.attempt), graph: graph, workflowFile: row.workflow,
             checked: checks?.checked)
     }
@@ -185,18 +201,20 @@ public final class JournalHistory: RunHistory {
     }
 }
 
-/// Graphs decoded from the journal, by digest (a digest names one graph for ever); the last 16.
-final class GraphCache: Sendable {
-    private let cache = Locked<[(digest: String, graph: HistoryGraph)]>([])
+/// Values read from the journal that never change once read (a graph, by its digest; an ended
+/// run's checks), kept for the last 16 keys.
+final class RecentValues<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let entries = Locked<[(key: Key, value: Value)]>([])
 
-    func graph(_ digest: String, read: () throws -> HistoryGraph?) rethrows -> HistoryGraph? {
-        if let found = cache.withLock({ $0.first { $0.digest == digest }?.graph }) { return found }
-        guard let graph = try read() else { return nil }
-        cache.withLock { entries in
-            entries.insert((digest, graph), at: 0)
+    /// The value for `key`, read by `read` when it is not kept (and kept unless nil).
+    func value(_ key: Key, read: () throws -> Value?) rethrows -> Value? {
+        if let found = entries.withLock({ $0.first { $0.key == key }?.value }) { return found }
+        guard let value = try read() else { return nil }
+        entries.withLock { entries in
+            entries.insert((key, value), at: 0)
             if entries.count > 16 { entries.removeLast() }
         }
-        return graph
+        return value
     }
 }
 

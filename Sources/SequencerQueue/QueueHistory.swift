@@ -79,6 +79,10 @@ public final class QueueHistory: RunHistory {
             run: record, names: entries.map(\.name), jobs: jobs, attempts: attempts, graph: nil, workflowFile: Self.localFile(of: run))
     }
 
+    public func summary(of id: Int64) async throws -> HistoryRun? {
+        try await store.run(QueueRunID(id)).map(Self.run)
+    }
+
     public func jobs(of id: Int64) async throws -> [HistoryJob] {
         let entries = try await store.jobs(of: QueueRunID(id))
         // Only a succeeded job can have been up to date: its attempts say whether it was.
@@ -99,7 +103,7 @@ public final class QueueHistory: RunHistory {
     /// Cancels every live job of the run, in the queue: workers stop the running ones.
     public func cancel(_ id: Int64) async throws -> String? {
         guard let run = try await store.run(QueueRunID(id)) else { return "there is no run #\(id)" }
-        guard run.state == .running else { return "run #\(id) is not running (it is \(run.state.rawValue))" }
+        guard run.state == .running else { return "run #\(id) is not running (it is \(Self.run(run).state))" }
         _ = try await store.cancelRun(run.id, now: Int64(Date().timeIntervalSince1970 * 1000))
         return nil
     }

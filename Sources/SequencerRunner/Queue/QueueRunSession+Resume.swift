@@ -6,8 +6,11 @@ extension QueueRunSession {
     /// `resume RUN --queue`: submits, as a new run, the jobs of `file` that did not succeed in
     /// `run` (needs on jobs that did are dropped: they are done), and follows it. A run still
     /// going is followed instead, as `run --attach` does (its submitter was killed).
-    /// - Throws: ``RunnerError``, as ``follow(_:)`` does.
-    package func resume(_ run: QueueRun, file: WorkflowFile) async throws {
+    /// - Throws: ``RunnerError``, as ``follow(_:)`` does; `.invalid` when there is no such run.
+    package func resume(_ id: QueueRunID, file: WorkflowFile) async throws {
+        guard let run = try await store.run(id) else {
+            throw RunnerError(.invalid, "error: --queue \(location): there is no run #\(id)")
+        }
         if run.state == .running {
             output.progress.line("run \(run.id) of '\(run.workflow)' is still running: following it")
             return try await follow(run.id)
