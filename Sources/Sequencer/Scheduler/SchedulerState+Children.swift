@@ -82,28 +82,7 @@ extension SchedulerState {
             for need in needs where !isPlanned(need) { added[need].readers += 1 }
         }
 
-        var failedNeed: Int32?
-        var remaining: Int32 = 0
-        for need in needs {
-            switch jobs[need].phase {
-            case .succeeded: break
-            case let phase where phase.isTerminal: failedNeed = need
-            default:
-                remaining += 1
-                added.dependents[need, default: []].append(child)
-            }
-        }
-        jobs[child].remaining = remaining
-        if let failedNeed {
-            end(child, .skipped, FailureRecord(code: .neededJobFailed, underlying: nil, cause: failedNeed))
-        } else if case .failure(let cause) = stopReason {
-            end(child, .skipped, FailureRecord(code: .runStopped, underlying: nil, cause: cause))
-        } else if let stopReason {
-            let code: JobError.Code = stopReason == .deadline ? .deadlineExceeded : .cancelled
-            end(child, .cancelled, FailureRecord(code: code))
-        } else if remaining == 0 {
-            becomeReady(child)
-        }
+        admitAdded(child, needs: needs, raising: nil)
         return (child, flush())
     }
 

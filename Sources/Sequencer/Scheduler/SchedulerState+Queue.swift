@@ -57,27 +57,8 @@ extension SchedulerState {
             options: request.job.options, as: job)
         if let lane { lanes[lane].enter(job) }
         if let ticket { added.tickets[job] = ticket }
-        var failedNeed: Int32?
-        var remaining: Int32 = 0
-        for need in needs {
-            added[need].readers += 1
-            switch jobs[need].phase {
-            case .succeeded: break
-            case let phase where phase.isTerminal: failedNeed = failedNeed ?? need
-            default:
-                remaining += 1
-                added.dependents[need, default: []].append(job)
-                raise(need, to: request.job.priority)
-            }
-        }
-        jobs[job].remaining = remaining
-        if let failedNeed {
-            end(job, .skipped, FailureRecord(code: .neededJobFailed, underlying: nil, cause: failedNeed))
-        } else if let stopReason {
-            end(job, .cancelled, FailureRecord(code: stopReason == .deadline ? .deadlineExceeded : .cancelled))
-        } else if remaining == 0 {
-            becomeReady(job)
-        }
+        for need in needs { added[need].readers += 1 }
+        admitAdded(job, needs: needs, raising: request.job.priority)
         return (job, flush())
     }
 
@@ -141,7 +122,7 @@ extension SchedulerState {
 
     /// Raises `job`, which a job of `priority` needs, and what it waits for, to that priority
     /// (priority inheritance, for jobs that have not started).
-    private mutating func raise(_ job: Int32, to priority: Priority) {
+    mutating func raise(_ job: Int32, to priority: Priority) {
         var stack = [job]
         while let current = stack.popLast() {
             guard jobs[current].priority < priority, jobs[current].phase.isPending else { continue }

@@ -22,6 +22,23 @@ import Testing
         #expect(run.isFinished)
     }
 
+    /// A job added at run time, a child as a queue's job, is admitted by one rule: a need that
+    /// failed skips it, naming the first of its needs that did.
+    @Test func anAddedJobWhoseNeedsFailedIsSkippedForTheFirstOfThem() throws {
+        var workflow = Workflow()
+        try workflow.add("a") { _ in }
+        try workflow.add("b") { _ in }
+        try workflow.add("parent") { _ in }
+        var run = try StepDriver(workflow, maxConcurrency: 3, keepGoing: true)
+        run.begin()
+        run.finish("b", .failed)
+        run.finish("a", .failed)
+        run.addChild("child", to: "parent", needs: ["a", "b"])
+        #expect(run.phase("parent/child") == .skipped)
+        #expect(run.failure("parent/child")?.code == .neededJobFailed)
+        #expect(run.failure("parent/child")?.cause == run.number("a"), "the first need named, not the first that failed")
+    }
+
     @Test func aWorkerThatFinishesTakesTheNextJobItself() throws {
         var workflow = Workflow()
         try workflow.add("0") { _ in }
