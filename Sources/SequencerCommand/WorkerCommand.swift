@@ -94,9 +94,7 @@ struct WorkerCommand: AsyncParsableCommand {
         options.storeTrouble = { error in printError("worker \(worker): \(error); trying again") }
         let queue = DurableQueue(store: store, options: options)
         let runner = ProcessRunner(terminationGrace: try duration(gracePeriod, option: "--grace-period"))
-        let scratch = try FileManager.default.url(
-            for: .itemReplacementDirectory, in: .userDomainMask, appropriateFor: URL(fileURLWithPath: NSTemporaryDirectory()), create: true
-        ).path
+        let scratch = try WorkerScratch.make()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         for (name, file) in workflows {
             let body = QueueShellBody(file: file, runner: runner, store: store, worker: worker, scratch: scratch, warn: printError)
