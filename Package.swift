@@ -101,7 +101,7 @@ let package = Package(
         ),
         // One model of a run, read from the journal or a queue (SQLite or PostgreSQL) alike.
         .target(name: "SequencerHistory", dependencies: ["Sequencer"], swiftSettings: strict),
-        // Where runs are kept, opened from a path or a URL; the runner of workflow files.
+        // The runner of workflow files, here or through a queue; where runs are kept, from a path or a URL.
         .target(
             name: "SequencerRunner",
             dependencies: [
