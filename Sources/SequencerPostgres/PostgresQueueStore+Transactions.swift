@@ -139,8 +139,10 @@ extension PostgresQueueStore {
         return picked.compactMap { claimed[$0] }
     }
 
-    /// What a claim sets, with the owner, the lease's end and the time as `$1`, `$2`, `$3`.
-    static let claiming = "state = \(SQLState.running), attempt = attempt + 1, owner = $1, lease_until = $2, started_at = $3, cancel_requested = false"
+    /// What a claim sets, with the owner, the lease's end and the time as `$1`, `$2`, `$3`. A
+    /// cancel asked of the job before (whose worker died, or retried) stays asked: the new
+    /// attempt's first heartbeat stops it, as on SQLite.
+    static let claiming = "state = \(SQLState.running), attempt = attempt + 1, owner = $1, lease_until = $2, started_at = $3"
     static let claimedColumns = "id, kind, input, attempt, priority, lane, timeout_ms, retry"
 
     /// The owner, the lease's end and the time (``claiming``), then `more`.
@@ -255,7 +257,7 @@ extension PostgresQueueStore {
         }
         if !successes.isEmpty {
             let (done, freed) = try await finish(succeeded: successes.map { ($0.end, $0.output) }, now: now, connection, logger)
-            for success in successes { result.recorded[success.index] = done.contains(success.end.id.rawValue) }
+            for (position, success) in successes.enumerated() { result.recorded[success.index] = done.contains(position) }
             result.freed = freed
         }
         return result
@@ -265,10 +267,12 @@ extension PostgresQueueStore {
     /// releases their dependents by their counters in a second: each dependent's counter drops by the number
     /// of its needs that ended here, and those at zero become available. The dependents are
     /// locked in ID order first, so that two batches sharing dependents wait for each other
-    /// rather than deadlock. Returns the IDs recorded, and the dependents that became available.
+    /// rather than deadlock. Returns the positions in `ends` of those recorded (not their jobs'
+    /// IDs: a late end and the current one of a job may share a batch), and the dependents that
+    /// became available.
     static func finish(
         succeeded ends: [(AttemptEnd, Data)], now: Int64, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> (recorded: Set<Int64>, freed: Set<Int64>) {
+    ) async throws -> (recorded: Set<Int>, freed: Set<Int64>) {
         let ids = ends.map { $0.0.id.rawValue }
         let attempts = ends.map { $0.0.attempt }
         let owners = ends.map { $0.0.owner }
@@ -282,16 +286,17 @@ extension PostgresQueueStore {
             """
             UPDATE sequencer.jobs AS j SET state = \(unescaped: SQLState.succeeded), output = e.output, ended_at = \(now), owner = NULL, lease_until = NULL,
                 error_code = NULL, error = NULL
-            FROM unnest(\(ids)::bigint[], \(attempts)::bigint[], \(owners)::text[], \(outputs)::bytea[]) AS e(id, attempt, owner, output)
+            FROM unnest(\(ids)::bigint[], \(attempts)::bigint[], \(owners)::text[], \(outputs)::bytea[])
+                WITH ORDINALITY AS e(id, attempt, owner, output, position)
             WHERE j.id = e.id AND j.state = \(unescaped: SQLState.running) AND j.attempt = e.attempt AND j.owner = e.owner
-            RETURNING j.id
+            RETURNING j.id, e.position
             """, logger
-        ).map { try $0.decode(Int64.self) }
+        ).map { try $0.decode((Int64, Int64).self) }
         guard !ended.isEmpty else { return ([], []) }
         let rows = try await connection.rows(
             """
             WITH released AS (
-                DELETE FROM sequencer.needs AS n WHERE n.need = ANY(\(ended)) RETURNING n.job
+                DELETE FROM sequencer.needs AS n WHERE n.need = ANY(\(ended.map(\.0))) RETURNING n.job
             ), counted AS (
                 SELECT job, count(*) AS count FROM released GROUP BY job
             ), locked AS (
@@ -306,7 +311,7 @@ extension PostgresQueueStore {
             SELECT coalesce((SELECT array_agg(id) FROM freed WHERE state = \(unescaped: SQLState.available)), '{}')
             """, logger)
         let freed = try rows.first?.decode([Int64].self) ?? []
-        return (Set(ended), Set(freed))
+        return (Set(ended.map { Int($0.1) - 1 }), Set(freed))
     }
 
     /// Records one attempt's end other than a success, if the attempt still holds its job;
@@ -321,7 +326,7 @@ extension PostgresQueueStore {
         switch end.outcome {
         case .succeeded(let output):
             let (done, freed) = try await finish(succeeded: [(end, output)], now: now, connection, logger)
-            return (done.contains(id), !freed.isEmpty)
+            return (done.contains(0), !freed.isEmpty)
         case .failed(let code, let message, let retryAt?):
             let done = try await update(
                 "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.available), run_at = \(retryAt), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id")

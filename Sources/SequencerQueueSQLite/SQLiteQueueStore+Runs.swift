@@ -119,7 +119,7 @@ extension SQLiteQueueStore: RunStore {
                 arguments: [id.rawValue])
             var cancelled = 0
             // A job skipped by an earlier one's cancel is no longer live: cancel passes it by.
-            for job in live where try Self.cancel(job, now: now, db) != nil { cancelled += 1 }
+            for job in live where [.cancelled, .running].contains(try Self.cancel(job, now: now, db)) { cancelled += 1 }
             return cancelled
         }
     }
