@@ -301,7 +301,7 @@ let package = Package(
         .target(
             name: "PostgresTestSupport",
             dependencies: [
-                "SequencerPostgres",
+                "SequencerPostgres", "SequencerTestHelpers",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

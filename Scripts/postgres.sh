@@ -102,8 +102,11 @@ start() {
         exit 1
     fi
     if [ -n "$watch" ]; then
-        # Stops the server once the watched process ends, whatever way it ends.
-        setsid bash -c 'tail --pid="$1" -f /dev/null; "$2" stop "$3"' _ "$watch" "$0" "$dir" </dev/null >/dev/null 2>&1 &
+        # Stops the server once the watched process ends, whatever way it ends. It keeps none of
+        # the descriptors this script was given beyond the standard three: a pipe it held would
+        # not reach its end while the watched process lives.
+        setsid bash -c 'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+            tail --pid="$1" -f /dev/null; "$2" stop "$3"' _ "$watch" "$0" "$dir" </dev/null >/dev/null 2>&1 &
     fi
     echo "export SEQUENCER_TEST_POSTGRES_URL=postgres://postgres:$password@127.0.0.1:$port/postgres?sslmode=disable"
     echo "export SEQUENCER_TEST_POSTGRES_DIR=$dir"

@@ -59,7 +59,7 @@ extension PostgresQueueStore: RunStore {
     }
 
     public func workflows() async throws -> [String] {
-        try await rows("reading the workflows", "SELECT DISTINCT workflow FROM sequencer.runs ORDER BY workflow COLLATE \"C\"").map { try $0.decode(String.self) }
+        try await rows("reading the workflows", "SELECT workflow FROM sequencer.runs GROUP BY workflow ORDER BY workflow COLLATE \"C\"").map { try $0.decode(String.self) }
     }
 
     public func run(_ id: QueueRunID) async throws -> QueueRun? {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import SequencerPostgres
+import SequencerTestHelpers
 
 /// The PostgreSQL server the tests use: `SEQUENCER_TEST_POSTGRES_URL` when it is set (CI starts
 /// one with `Scripts/postgres.sh`), or else one this test process starts once with that script,
@@ -120,6 +121,10 @@ public func runCommand(_ arguments: [String]) async throws -> String {
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Nothing else of this process's: `postgres.sh start --watch` leaves a watcher running
+    // until this process ends, and a pipe of another test's `sequencer` that it inherited
+    // would never reach its end (that test's read hung, with its process long gone).
+    closeInheritedDescriptors(&actions)
     let argv = arguments.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid = pid_t()

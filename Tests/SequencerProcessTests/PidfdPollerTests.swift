@@ -119,7 +119,11 @@ struct Child {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], nil, nil, &argv, environ)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        closeInheritedDescriptors(&actions)
+        let result = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
         guard result == 0 else { throw ChildError(message: "cannot spawn \(arguments[0]): error \(result)") }
         self.pid = pid
     }

@@ -91,9 +91,14 @@ struct CLI {
         }
         // Blocking reads and waits get threads of their own: on Swift's pool (two threads here)
         // they would starve every other test, including the ones that signal these processes.
-        async let out = onThread { stdout.fileHandleForReading.readDataToEndOfFile() }
-        async let err = onThread { stderr.fileHandleForReading.readDataToEndOfFile() }
-        let (outData, errData) = await (out, err)
+        let pid = process.processIdentifier
+        let ended: @Sendable () -> Bool = { hasEnded(pid) }
+        async let out = onThread { readToEnd(stdout.fileHandleForReading, hasEnded: ended) }
+        async let err = onThread { readToEnd(stderr.fileHandleForReading, hasEnded: ended) }
+        let ((outData, outHeld), (errData, errHeld)) = await (out, err)
+        if outHeld || errHeld {
+            Issue.record("sequencer \(process.arguments ?? []) ended, but another process still held its output pipe open")
+        }
         await onThread { process.waitUntilExit() }
         watchdog.cancel()
         return Result(
@@ -113,6 +118,7 @@ struct CLI {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, path("stdout.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, path("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        closeInheritedDescriptors(&actions)
         let argv = ([Self.binary.path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let environment = ProcessInfo.processInfo.environment.merging(["CI": "true"]) { $1 }

@@ -103,6 +103,7 @@ final class CrashDriver {
         let log = directory.file("workers.log")
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        closeInheritedDescriptors(&actions)
         let argv = (through + [Self.binary.path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
