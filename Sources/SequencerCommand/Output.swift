@@ -8,6 +8,12 @@ func printError(_ line: String) {
 }
 
 extension RunnerError {
+    /// Says the error on standard error (when it has words); its exit status, to throw.
+    func exit() -> ExitCode {
+        if let message { printError(message) }
+        return ExitCode(status)
+    }
+
     /// The exit status that says it (see ``ExitStatus``).
     var status: Int32 {
         switch kind {
@@ -24,8 +30,7 @@ func exitingOnRunnerError<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as RunnerError {
-        if let message = error.message { printError(message) }
-        throw ExitCode(error.status)
+        throw error.exit()
     }
 }
 
@@ -34,7 +39,6 @@ func exitingOnRunnerError<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as RunnerError {
-        if let message = error.message { printError(message) }
-        throw ExitCode(error.status)
+        throw error.exit()
     }
 }

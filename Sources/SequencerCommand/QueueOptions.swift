@@ -59,6 +59,12 @@ enum QueueLocation {
         }
     }
 
+    /// A run of workflow files through the queue at `location`, opened as ``open(_:create:)``
+    /// opens it.
+    static func session(_ location: String, create: Bool = true, json: Bool, output: RunnerOutput) async throws -> QueueRunSession {
+        QueueRunSession(location: shown(location), store: try await open(location, create: create), json: json, output: output)
+    }
+
     /// The location as it may be printed: a URL's password masked
     /// (`postgres://ci:***@db.internal/builds`).
     static func shown(_ location: String) -> String { HistoryLocation.queue(location).shown }

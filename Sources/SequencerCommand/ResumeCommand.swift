@@ -34,9 +34,7 @@ struct ResumeCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         if let queue = QueueOptions.location(queueLocation) {
-            let session = QueueRunSession(
-                location: QueueLocation.shown(queue), store: try await QueueLocation.open(queue, create: false), json: execution.json,
-                output: execution.output)
+            let session = try await QueueLocation.session(queue, create: false, json: execution.json, output: execution.output)
             let history = QueueHistory(store: session.store, location: session.location)
             let found = try await run.findRun(in: history, workflow: history.workflow(ofFile: location.file))
             let file = try expandOrExit(try loadOrExit(location.file))

@@ -80,6 +80,11 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A runner's typed error is said here once, and becomes the exit status.
+        try await exitingOnRunnerError { try await runWorkflow() }
+    }
+
+    private func runWorkflow() async throws {
         signal(SIGPIPE, SIG_IGN)
         let named = targets.named
         try named.checkDefaultFileExists()
@@ -102,22 +107,20 @@ struct RunCommand: AsyncParsableCommand {
             let loaded = try load()
             let journal = noJournal ? nil : try journal.openForRun(beside: loaded.selected.directory)
             let session = WatchSession(only: only, settings: settings, output: output, quiet: try quiet, load: load)
-            try await exitingOnRunnerError { try await session.run(loaded, journal: journal) }
+            try await session.run(loaded, journal: journal)
             #else
             printError("error: --watch needs Linux (inotify)")
             throw ExitCode(ExitStatus.invalid)
             #endif
         }
         if let location = queue.location, let run = queue.attach {
-            let session = QueueRunSession(
-                location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json, output: output)
-            return try await exitingOnRunnerError { try await session.follow(QueueRunID(run)) }
+            return try await QueueLocation.session(location, json: execution.json, output: output).follow(QueueRunID(run))
         }
         // A run begun before the arguments were parsed (`sequencer run` with no argument).
         var begun = UpToDateShortcut.takeHandedOver()
         let everyJob = only.isEmpty && !execution.noJournal && queue.location == nil
         if begun == nil, everyJob, !execution.force, !execution.json, execution.trace == nil {
-            switch try await exitingOnRunnerError({ try await UpToDateShortcut.run(path: path, settings: settings, output: output) }) {
+            switch try await UpToDateShortcut.run(path: path, settings: settings, output: output) {
             case .ended: return
             case .notTaken(let run): begun = run
             }
@@ -130,12 +133,11 @@ struct RunCommand: AsyncParsableCommand {
         let workflowFile = try selectOrExit(loaded, named)
         ProcessLifetime.keep([loaded, workflowFile])
         if let location = queue.location {
-            let session = QueueRunSession(
-                location: QueueLocation.shown(location), store: try await QueueLocation.open(location), json: execution.json, output: output)
-            return try await exitingOnRunnerError { try await session.follow(try await session.submit(workflowFile, force: execution.force)) }
+            let session = try await QueueLocation.session(location, json: execution.json, output: output)
+            return try await session.follow(try await session.submit(workflowFile, force: execution.force))
         }
         var session = RunSession(file: workflowFile, settings: settings, output: output)
-        try exitingOnRunnerError { try session.checkInputs(in: loaded) }
+        try session.checkInputs(in: loaded)
         if everyJob, let digests, UpToDateState.canDescribe(loaded, pathsUseVariables: unexpanded.pathsUseVariables) {
             session.stateSource = digests
         }
@@ -145,17 +147,15 @@ struct RunCommand: AsyncParsableCommand {
             session.recorder = begun.recorder
         } else if !execution.noJournal, let journal = try prefetched?.journal ?? self.journal.openForRun(beside: workflowFile.directory) {
             let info = RunInfo(only: only, keepGoing: execution.keepGoing)
-            session.recorder = try await exitingOnRunnerError {
-                try await journal.recorder(waiting: settings.waitsForJournal, diagnostics: printError) {
-                    try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)
-                }
+            session.recorder = try await journal.recorder(waiting: settings.waitsForJournal, diagnostics: printError) {
+                try journal.beginRun(workflow: RunSession.key(of: workflowFile), info: info.json)
             }
             session.prefetched = prefetched?.current()
         }
         if execution.explain, session.recorder == nil {
             printError("warning: --explain has nothing to explain without the journal: every job runs")
         }
-        try await exitingOnRunnerError { try await session.run() }
+        try await session.run()
     }
 }
 
