@@ -160,6 +160,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The page's script and style, compiled into the binary: nothing to install beside it.
+            resources: [.embedInCode("Assets/app.js"), .embedInCode("Assets/style.css")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -1,9 +1,3 @@
-/// The page's script and style, served by the binary itself: the page loads nothing from
-/// anywhere else.
-enum Assets {
-    /// The pages' script: draws the run page's graph and timeline from its data, follows a
-    /// running run's events, searches a job's output. Sets text only with `textContent`.
-    static let script = #"""
 "use strict";
 // sequencer serve's page script. Text from runs is only ever set with textContent.
 (function () {
@@ -460,5 +454,3 @@ enum Assets {
     }
   }
 })();
-"""#
-}
