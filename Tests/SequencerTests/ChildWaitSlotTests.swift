@@ -128,7 +128,7 @@ struct ChildWaitSlotTests {
 private func pendingWaits(of id: JobID, in run: Run, atLeast count: Int) async {
     func pending() -> Int {
         run.core.state.withLock { state in
-            state.scheduler.job(id).map { state.scheduler.groups[$0]?.waiters.count ?? 0 } ?? 0
+            state.scheduler.job(id).map { state.scheduler.groups.pendingWaits(of: $0) } ?? 0
         }
     }
     while pending() < count, !Task.isCancelled { await Task.yield() }

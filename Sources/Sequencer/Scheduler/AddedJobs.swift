@@ -82,26 +82,6 @@ struct AddedJobs {
     }
 }
 
-/// A job's children: every one it added and how many have not ended.
-struct ChildGroup<Waiter> {
-    var children: [Int32] = []
-    var unfinished = 0
-    /// The slot of the parent's worker, once the parent has waited for its children.
-    var slot: Int?
-    /// The parent body's waits: the child each waits for (nil for all of them).
-    var waiters: [(target: Int32?, waiter: Waiter)] = []
-}
-
-/// A parent's wait whose children ended: it resumes once the parent has its worker and lane
-/// slots back, in the parent's `slot`; with no slot it resumes at once (another wait of the
-/// body is still pending, or the parent was abandoned).
-struct ResumableWait<Waiter> {
-    var slot: Int?
-    var waiter: Waiter
-    /// Whether it holds a reservation in the parent's lane.
-    var reserved: Bool
-}
-
 /// A run-time view of one job: what a worker needs to run it.
 struct JobSpec: Sendable {
     let body: any JobBody
@@ -140,6 +120,3 @@ extension SchedulerState {
         isPlanned(job) ? plan.needRange(of: Int(job)).map { plan.needs[$0] } : added[job].needs
     }
 }
-
-extension ChildGroup: Sendable where Waiter: Sendable {}
-extension ResumableWait: Sendable where Waiter: Sendable {}

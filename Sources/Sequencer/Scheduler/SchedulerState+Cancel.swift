@@ -77,13 +77,12 @@ extension SchedulerState {
             if workers[slot].suspended {
                 // A parent waiting for its children: its waits resume now, outside the pool (it
                 // is detached), and it takes back its lane slot so that ending it frees one.
-                for entry in groups[job]?.waiters ?? [] { outbox.resume.append(entry.waiter) }
-                groups[job]?.waiters = []
-                for entry in resumable where entry.slot == slot {
+                let (pending, queued) = groups.abandonWaits(of: job, slot: slot)
+                outbox.resume.append(contentsOf: pending)
+                for entry in queued {
                     if entry.reserved { reserveLane(for: job, by: -1) }
                     outbox.resume.append(entry.waiter)
                 }
-                resumable.removeAll { $0.slot == slot }
                 if let lane = jobs[job].lane { lanes[lane].take() }
             }
             workers.detach(slot)
@@ -120,8 +119,7 @@ extension SchedulerState {
         guard !groups.isEmpty else { return }
         var stack = [job]
         while let parent = stack.popLast() {
-            guard let children = groups[parent]?.children else { continue }
-            for child in children {
+            for child in groups.children(of: parent) {
                 switch jobs[child].phase {
                 case .waiting, .laneWaiting, .queued:
                     end(child, .cancelled, FailureRecord(code: .cancelled))

@@ -5,6 +5,9 @@
 /// waits, so that its children can run even when every slot is taken (at `maxConcurrency: 1`, a
 /// parent and its child never run at once). When they have ended, the parent resumes as soon as
 /// both slots are free, before any new job starts.
+///
+/// ``ChildGroups`` owns the children, the waits and the queue of waits to resume; these events
+/// tell it what happened and move the worker and lane slots.
 extension SchedulerState {
     /// A job to add at run time, checked by ``addChild(_:to:)`` (a child) or ``add(_:ticket:)``
     /// (a queue's job: `name` and `id` are its ID, `prefix` is empty).
@@ -75,8 +78,7 @@ extension SchedulerState {
                 id: id, body: request.job.body, hasValue: request.job.hasValue,
                 parent: parent, needs: needs, lane: lane, key: key),
             options: request.job.options)
-        groups[parent, default: ChildGroup()].children.append(child)
-        groups[parent, default: ChildGroup()].unfinished += 1
+        groups.add(child, to: parent)
         // A queue keeps what the child needs until it ends: its body may read their values.
         if keepFinished != nil {
             for need in needs where !isPlanned(need) { added[need].readers += 1 }
@@ -131,39 +133,34 @@ extension SchedulerState {
     /// waiting for a free worker or lane slot) becomes the last pending wait: the earlier one
     /// resumes at once without the slots, and this one takes them back when it resumes.
     mutating func waitForChildren(of parent: Int32, target: Int32?, slot: Int, _ waiter: Waiter) -> Actions {
-        guard let group = groups[parent], !isSatisfied(group, target),
+        guard !groups.isOver(parent: parent, target: target, jobs: jobs),
             workers[slot].job == parent  // otherwise abandoned: it runs detached
         else {
             outbox.resume.append(waiter)
             return flush()
         }
-        groups[parent]?.waiters.append((target, waiter))
-        groups[parent]?.slot = slot
+        groups.addWait(parent: parent, target: target, slot: slot, waiter)
         if !workers[slot].suspended {
             workers.suspend(slot)
             releaseLane(of: parent)
-        } else if let queued = resumable.firstIndex(where: { $0.slot == slot }) {
+        } else if let reserved = groups.unqueueSlot(slot), reserved, let lane = jobs[parent].lane {
             // The body still waits here: taking the slots back now would hold a worker (and a
             // lane slot) while this wait's child may need it. The lane's place held for the
             // parent goes to the jobs waiting for it.
-            if resumable[queued].reserved, let lane = jobs[parent].lane {
-                reserveLane(for: parent, by: -1)
-                admit(lane: lane)
-            }
-            resumable[queued].slot = nil
-            resumable[queued].reserved = false
+            reserveLane(for: parent, by: -1)
+            admit(lane: lane)
         }
         return flush()
     }
 
     /// Whether `job` added children that have not ended.
     func hasUnfinishedChildren(_ job: Int32) -> Bool {
-        (groups[job]?.unfinished ?? 0) > 0
+        groups.hasUnfinished(job)
     }
 
     /// The children `job` added, in order.
     func children(of job: Int32) -> [Int32] {
-        groups[job]?.children ?? []
+        groups.children(of: job)
     }
 
     /// Whether `child` is a child of `parent`.
@@ -175,23 +172,11 @@ extension SchedulerState {
     /// the parent are still pending, the parent's body is still waiting: those that resume do
     /// without a slot. The last pending wait to resume takes the parent's slots back.
     mutating func childEnded(_ child: Int32) {
-        guard let parent = self.parent(of: child), var group = groups[parent] else { return }
-        group.unfinished -= 1
-        // The parent's slot, known once it waited (a parent that never waited has no waiters).
-        let slot = group.slot.flatMap { workers[$0].job == parent ? $0 : nil }
-        let suspended = slot.map { workers[$0].suspended } ?? false
-        let satisfied = group.waiters.filter { isSatisfied(group, $0.target) }
-        guard !satisfied.isEmpty else {
-            groups[parent] = group
-            return
-        }
-        group.waiters = group.waiters.filter { !isSatisfied(group, $0.target) }
-        for (position, entry) in satisfied.enumerated() {
-            let takesSlot = suspended && group.waiters.isEmpty && position == satisfied.count - 1
-            if takesSlot { reserveLane(for: parent, by: 1) }
-            resumable.append(ResumableWait(slot: takesSlot ? slot : nil, waiter: entry.waiter, reserved: takesSlot))
-        }
-        groups[parent] = group
+        guard let parent = self.parent(of: child) else { return }
+        // The parent's slot, known once it waited (a parent that never waited has no waiters),
+        // when it gave it up to wait.
+        let slot = groups.waitSlot(of: parent).flatMap { workers[$0].job == parent && workers[$0].suspended ? $0 : nil }
+        if groups.childEnded(of: parent, suspendedSlot: slot, jobs: jobs) { reserveLane(for: parent, by: 1) }
     }
 
     /// Resumes the parents whose children ended, in order, while their worker and lane slots
@@ -199,13 +184,12 @@ extension SchedulerState {
     /// back (another of its waits resumed first) resumes at once.
     mutating func resumeParents() {
         // Waits that need no slot resume at once.
-        for entry in resumable where entry.slot == nil { outbox.resume.append(entry.waiter) }
-        resumable.removeAll { $0.slot == nil }
+        outbox.resume.append(contentsOf: groups.takeSlotlessWaits())
         var position = 0
-        while position < resumable.count {
-            let entry = resumable[position]
+        while position < groups.resumable.count {
+            let entry = groups.resumable[position]
             guard let slot = entry.slot, workers[slot].suspended, let parent = workers[slot].job else {
-                resumable.remove(at: position)
+                _ = groups.removeResumable(at: position)
                 if entry.reserved, let slot = entry.slot, let parent = workers[slot].job { reserveLane(for: parent, by: -1) }
                 outbox.resume.append(entry.waiter)
                 continue
@@ -220,7 +204,7 @@ extension SchedulerState {
                 workers.retire(idleSlot)
                 outbox.wake.append((idleWaiter, nil))
             }
-            resumable.remove(at: position)
+            _ = groups.removeResumable(at: position)
             workers.unsuspend(slot)
             if entry.reserved { reserveLane(for: parent, by: -1) }
             if let lane { lanes[lane].take() }
@@ -232,10 +216,5 @@ extension SchedulerState {
     /// jobs into the slot it needs.
     mutating func reserveLane(for parent: Int32, by change: Int) {
         if let lane = jobs[parent].lane { lanes[lane].reserve(change) }
-    }
-
-    private func isSatisfied(_ group: ChildGroup<Waiter>, _ target: Int32?) -> Bool {
-        if let target { return jobs[target].phase.isTerminal }
-        return group.unfinished == 0
     }
 }

@@ -37,7 +37,7 @@ extension SchedulerState {
         // Joining a leader that waits for this job (through its unfinished children, the jobs
         // they need and the leaders they joined) would never end: this job runs its own body
         // instead. A leader without unfinished children waits for no one.
-        if !groups.isEmpty, hasUnfinishedChildren(run.leader), waits(run.leader, for: job) { return true }
+        if !groups.isEmpty, groups.hasUnfinished(run.leader), waits(run.leader, for: job) { return true }
         jobs[job].startedAt = clock
         coalescing[key]?.joiners.append(job)
         // It does no work of its own while it waits: its lane slot goes to others (its leader

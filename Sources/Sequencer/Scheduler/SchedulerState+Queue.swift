@@ -145,7 +145,7 @@ extension SchedulerState {
             guard jobs[oldest].phase.isTerminal, added[oldest].readers <= 0 else { return }
             failures[oldest] = nil
             if !upToDate.isEmpty { upToDate.remove(oldest) }
-            if !groups.isEmpty { groups[oldest] = nil }
+            groups.forget(oldest)
             added.dropOldest(oldest)
             jobs.dropOldest()
         }

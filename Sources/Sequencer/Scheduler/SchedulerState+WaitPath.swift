@@ -73,8 +73,8 @@ extension SchedulerState {
                 continue  // it has not started: no children, no join
             }
             guard state.phase == .running else { continue }
-            if !groups.isEmpty, let group = groups[current], group.unfinished > 0 {
-                for child in group.children where !jobs[child].phase.isTerminal {
+            if !groups.isEmpty, groups.hasUnfinished(current) {
+                for child in groups.children(of: current) where !jobs[child].phase.isTerminal {
                     if visit(child, from: current, .child) { return path(to: child) }
                 }
             }

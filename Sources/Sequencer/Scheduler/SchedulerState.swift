@@ -4,7 +4,7 @@
 /// what happened and returns what to do about it (``SchedulerActions``); ``RunCore`` calls it
 /// under a lock and carries out the actions after releasing the lock. It is made of parts that
 /// own their state: the job table (``JobTable``), the ready queue (``ReadyQueue``), the lanes
-/// (``Lane``), the worker slots (``WorkerSlots``), child groups (``ChildGroup``) and coalescing
+/// (``Lane``), the worker slots (``WorkerSlots``), child jobs (``ChildGroups``) and coalescing
 /// (``Coalescing``). Invariants, checked after every step by the step tests:
 /// - a job starts only after every job it needs succeeded, and at most once;
 /// - at most `maxConcurrency` bodies run at once (a parent waiting for its children does not
@@ -26,9 +26,7 @@ struct SchedulerState<Waiter> {
     var lanes: [Lane]
     var workers: WorkerSlots<Waiter>
     var added: AddedJobs
-    var groups: [Int32: ChildGroup<Waiter>] = [:]
-    /// Waits of parents whose children ended, in order (see ``ResumableWait``).
-    var resumable: [ResumableWait<Waiter>] = []
+    var groups = ChildGroups<Waiter>()
     var coalescing: Coalescing
 
     // Outcomes (timing and attempts live in `jobs`).
@@ -125,12 +123,12 @@ struct SchedulerState<Waiter> {
     /// is kept, to wake when a job is ready).
     mutating func park(slot: Int, _ waiter: Waiter) -> Actions {
         var step = WorkerStep.exit
-        if isFinished || workers[slot].retiring || !resumable.isEmpty {
+        if isFinished || workers[slot].retiring || groups.hasResumable {
             // A parent waiting to resume takes this worker's place.
             workers.retire(slot)
         } else if let job = takeReady(slot: slot) {
             step = .run(job)
-        } else if !resumable.isEmpty {
+        } else if groups.hasResumable {
             // A job taken just now ended a child (sharing a coalesced result): its parent
             // resumes in this worker's place.
             workers.retire(slot)
@@ -155,12 +153,12 @@ struct SchedulerState<Waiter> {
         settle(job, completion)
         releaseBody(of: job)
         var step = WorkerStep.exit
-        if isFinished || workers[slot].retiring || !resumable.isEmpty {
+        if isFinished || workers[slot].retiring || groups.hasResumable {
             // A parent waiting to resume takes this worker's place.
             workers.retire(slot)
         } else if let next = takeReady(slot: slot) {
             step = .run(next)
-        } else if !isFinished, resumable.isEmpty {
+        } else if !isFinished, !groups.hasResumable {
             step = .park
         } else {
             // The run ended, or a job taken just now ended a child (sharing a coalesced
@@ -213,7 +211,7 @@ struct SchedulerState<Waiter> {
             end(job, .timedOut, FailureRecord(code: .timedOut))
         }
         if !coalescing.isEmpty { shareResult(of: job) }
-        if !groups.isEmpty, let group = groups[job], group.unfinished > 0 {
+        if !groups.isEmpty, groups.hasUnfinished(job) {
             // An abandoned parent: its children end with it.
             cancelDescendants(of: job, now: completion.endedAt)
         }
@@ -338,9 +336,9 @@ struct SchedulerState<Waiter> {
             setPhase(job, from: .queued, to: .running)
             if !lanes.isEmpty { leftQueue(job) }
             if !coalescing.isEmpty {
-                let waiting = resumable.count
+                let waiting = groups.resumable.count
                 if !lead(job) {  // it shares another job's body
-                    if resumable.count > waiting { return nil }
+                    if groups.resumable.count > waiting { return nil }
                     continue
                 }
             }
@@ -353,12 +351,12 @@ struct SchedulerState<Waiter> {
     /// Resumes parents whose children ended, then hands queued jobs to parked workers, then to
     /// new workers, while there is room.
     mutating func dispatch() {
-        if !resumable.isEmpty { resumeParents() }
+        if groups.hasResumable { resumeParents() }
         while !ready.isEmpty {
             if let (slot, waiter) = workers.idle.popLast() {
                 guard let job = takeReady(slot: slot) else {
                     workers.idle.append((slot, waiter))
-                    if !resumable.isEmpty { resumeParents() }  // freed by a job taken
+                    if groups.hasResumable { resumeParents() }  // freed by a job taken
                     continue
                 }
                 outbox.wake.append((waiter, job))
@@ -366,7 +364,7 @@ struct SchedulerState<Waiter> {
                 let slot = workers.open()
                 guard let job = takeReady(slot: slot) else {
                     workers.unopen(slot)
-                    if !resumable.isEmpty { resumeParents() }  // freed by a job taken
+                    if groups.hasResumable { resumeParents() }  // freed by a job taken
                     continue
                 }
                 outbox.spawn.append((slot, workers[slot].generation, job))
@@ -375,7 +373,7 @@ struct SchedulerState<Waiter> {
             }
         }
         // Taking jobs can end children (sharing a coalesced result) and so free parents.
-        if !resumable.isEmpty { resumeParents() }
+        if groups.hasResumable { resumeParents() }
     }
 
     private mutating func finishRun() {

@@ -78,7 +78,7 @@ extension StepDriver {
         }
         // A parent whose children ended resumes as soon as its lane lets it: an idle worker
         // makes room for it.
-        for entry in scheduler.resumable {
+        for entry in scheduler.groups.resumable {
             guard let slot = entry.slot, let parent = slots[slot].job else { continue }
             let laneIsFull = scheduler.jobs[parent].lane.map { scheduler.lanes[$0].used >= scheduler.lanes[$0].width } ?? false
             if !laneIsFull, slots.hasRoom || !slots.idle.isEmpty {
