@@ -172,7 +172,7 @@ let package = Package(
         // What users need to test code that runs workflows: a manual clock and a gate.
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
         // What this package's own tests and test processes share; not a product.
-        .target(name: "SequencerTestHelpers", dependencies: ["Sequencer"], path: "Tests/SequencerTestHelpers", swiftSettings: strict),
+        .target(name: "SequencerTestHelpers", dependencies: ["Sequencer", "SequencerProcess"], path: "Tests/SequencerTestHelpers", swiftSettings: strict),
         .executableTarget(
             name: "sequencer-bench",
             dependencies: ["SequencerQueueSQLite", "Sequencer", "SequencerJournal", "SequencerQueue"],

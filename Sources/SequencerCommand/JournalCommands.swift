@@ -21,7 +21,7 @@ struct JournalLocation: ParsableArguments {
     var path: String { journal.path(beside: directory) }
 
     /// The workflow file's key in the journal.
-    var workflowKey: String { absolutePath(file) }
+    var workflowKey: String { JournalHistory.workflowKey(ofFile: file) }
 
     func open() throws -> SQLiteJournal { try JournalOptions.open(path, create: false) }
 }

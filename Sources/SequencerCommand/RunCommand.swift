@@ -127,7 +127,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         // Read while the file loads: the journal beside it, for the file's runs.
         let prefetch = execution.noJournal || queue.location != nil || begun != nil ? nil : JournalPrefetch(
-            path: journal.path(beside: JournalPrefetch.directory(ofFile: path)), workflow: absolutePath(path))
+            path: journal.path(beside: JournalPrefetch.directory(ofFile: path)), workflow: JournalHistory.workflowKey(ofFile: path))
         let (unexpanded, digests) = execution.noJournal ? (try loadOrExit(path), nil) : try CompiledWorkflow.loadWithDigests(path)
         let loaded = try expandOrExit(unexpanded)
         let workflowFile = try selectOrExit(loaded, named)

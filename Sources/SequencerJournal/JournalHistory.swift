@@ -50,7 +50,11 @@ public final class JournalHistory: RunHistory {
     public var pollInterval: Duration { .milliseconds(200) }
 
     /// A journal names a workflow file by its absolute, standard path.
-    public func workflow(ofFile path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+    public func workflow(ofFile path: String) -> String { Self.workflowKey(ofFile: path) }
+
+    /// The name a journal keeps the runs of the workflow file at `path` under: its absolute,
+    /// standard path. A run is recorded, and its history read, by this one definition.
+    public static func workflowKey(ofFile path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
     public func runs(_ query: RunQuery) async throws -> RunsPage {
         try await offThread { [self] in

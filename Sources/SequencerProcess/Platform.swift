@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+package import Glibc
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)
@@ -9,26 +9,26 @@ import Darwin
 /// C functions that glibc declares only for `_GNU_SOURCE`, which Swift's `Glibc` module does not
 /// define: looked up by name in the running C library, `nil` where it does not have them.
 #if os(Linux)
-enum GNUFunctions {
+package enum GNUFunctions {
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29).
-    typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    package typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
     /// `pidfd_open` (glibc 2.36, Linux 5.3).
-    typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+    package typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34).
-    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    package typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     /// `epoll_create1`.
-    typealias EpollCreate1 = @convention(c) (Int32) -> Int32
+    package typealias EpollCreate1 = @convention(c) (Int32) -> Int32
     /// `epoll_ctl`, with a pointer to an ``EpollEvent``.
-    typealias EpollCtl = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
+    package typealias EpollCtl = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
     /// `epoll_wait`, with a pointer to ``EpollEvent``s.
-    typealias EpollWait = @convention(c) (Int32, UnsafeMutableRawPointer, Int32, Int32) -> Int32
+    package typealias EpollWait = @convention(c) (Int32, UnsafeMutableRawPointer, Int32, Int32) -> Int32
 
-    static let addChdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np")
-    static let addCloseFrom: AddCloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
-    static let pidfdOpen: PidfdOpen? = symbol("pidfd_open")
-    static let epollCreate1: EpollCreate1? = symbol("epoll_create1")
-    static let epollCtl: EpollCtl? = symbol("epoll_ctl")
-    static let epollWait: EpollWait? = symbol("epoll_wait")
+    package static let addChdir: AddChdir? = symbol("posix_spawn_file_actions_addchdir_np")
+    package static let addCloseFrom: AddCloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
+    package static let pidfdOpen: PidfdOpen? = symbol("pidfd_open")
+    package static let epollCreate1: EpollCreate1? = symbol("epoll_create1")
+    package static let epollCtl: EpollCtl? = symbol("epoll_ctl")
+    package static let epollWait: EpollWait? = symbol("epoll_wait")
 
     private static func symbol<Function>(_ name: String) -> Function? {
         // A null file name gives the program's global symbols, the C library's among them.

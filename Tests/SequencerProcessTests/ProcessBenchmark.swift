@@ -146,11 +146,6 @@ import Testing
     }
 
     #if os(Linux)
-    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private static let addChdir = unsafeBitCast(dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np"), to: AddChdir?.self)
-    private static let addCloseFrom = unsafeBitCast(dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np"), to: AddCloseFrom?.self)
-
     /// One run of /bin/true with the runner's system work and nothing else.
     private static func rawRun(output: String, directory: String) -> Bool {
         let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -161,8 +156,8 @@ import Testing
         posix_spawn_file_actions_adddup2(&actions, fd, 1)
         posix_spawn_file_actions_adddup2(&actions, fd, 2)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        _ = addChdir?(&actions, directory)
-        _ = addCloseFrom?(&actions, 3)
+        _ = GNUFunctions.addChdir?(&actions, directory)
+        _ = GNUFunctions.addCloseFrom?(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -1,15 +1,23 @@
 public import Foundation
+import SequencerProcess
 
 /// Makes a `posix_spawn` child keep none of this process's descriptors from 3 up: a test
 /// process holds other tests' pipes, and a child that inherited one keeps it open for as long
 /// as it lives, so that the other test never reads its end.
 public func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-    if let addCloseFrom { _ = addCloseFrom(&actions, 3) }
+    #if os(Linux)
+    _ = GNUFunctions.addCloseFrom?(&actions, 3)
+    #endif
 }
 
-/// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34), which Swift's `Glibc` does not
-/// declare: looked up in the running C library.
-private let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-    guard let handle = dlopen(nil, RTLD_NOW), let address = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-    return unsafeBitCast(address, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-}()
+/// A pipe whose two descriptors close when this process starts another program: Foundation's
+/// `Process` may hand a child every descriptor this test process holds, so that a long-lived
+/// child of another test (a worker, a server) would keep this pipe's write end open after its
+/// own writer ended. The child meant to get it still does: it is duplicated onto 0, 1 or 2.
+public func closingOnExec() -> Pipe {
+    let pipe = Pipe()
+    for descriptor in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+        _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+    }
+    return pipe
+}

@@ -34,7 +34,7 @@ package struct RunSession {
     }
 
     /// The key of a workflow file in the journal: its absolute path.
-    package static func key(of file: WorkflowFile) -> String { absolutePath(file.path) }
+    package static func key(of file: WorkflowFile) -> String { JournalHistory.workflowKey(ofFile: file.path) }
 
     /// The digests of the workflow file and of its includes as loaded, when its every job
     /// runs and an ``UpToDateState`` can describe it: a no-op run then keeps one.

@@ -29,7 +29,7 @@ package enum UpToDateShortcut {
     /// date. For a run of every job, without `--force`, `--json`, `--trace` or `--no-journal`.
     package static func run(path: String, settings: RunSettings, output: RunnerOutput) async throws -> Outcome {
         let journalPath = settings.journalPath(beside: JournalPrefetch.directory(ofFile: path))
-        let key = absolutePath(path)
+        let key = JournalHistory.workflowKey(ofFile: path)
         // Any failure here is left to the usual run, which reports it. The file's digest
         // first, which needs no lock.
         guard FileManager.default.fileExists(atPath: journalPath), let journal = try? SQLiteJournal(path: journalPath),

@@ -89,6 +89,11 @@ extension Server {
         for descriptor in [Int32(0), 1, 2] {
             posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        // Nothing else of the server's: not its listening socket (the port would stay taken
+        // while the run lasts, after the server ended), nor its connections or files.
+        #if os(Linux)
+        _ = GNUFunctions.addCloseFrom?(&actions, 3)
+        #endif
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0

@@ -58,7 +58,7 @@ struct CLI {
         variables["CI"] = "true"
         for (name, value) in environment { variables[name] = value }
         process.environment = variables
-        let stdout = Pipe(), stderr = Pipe()
+        let stdout = closingOnExec(), stderr = closingOnExec()
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
@@ -97,7 +97,8 @@ struct CLI {
         async let err = onThread { readToEnd(stderr.fileHandleForReading, hasEnded: ended) }
         let ((outData, outHeld), (errData, errHeld)) = await (out, err)
         if outHeld || errHeld {
-            Issue.record("sequencer \(process.arguments ?? []) ended, but another process still held its output pipe open")
+            let holders = pipeHolders(outHeld ? stdout.fileHandleForReading : stderr.fileHandleForReading)
+            Issue.record("sequencer \(process.arguments ?? []) ended, but another process still held its output pipe open: \(holders)")
         }
         await onThread { process.waitUntilExit() }
         watchdog.cancel()

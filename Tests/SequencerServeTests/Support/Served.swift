@@ -1,4 +1,5 @@
 import Foundation
+import SequencerTestHelpers
 import Testing
 
 /// `sequencer-serve` started on a free port for one test, and the `sequencer` binary beside
@@ -26,7 +27,7 @@ final class Served {
         process = Process()
         process.executableURL = Self.binary("sequencer-serve")
         process.arguments = arguments + ["--port", "0"]
-        output = Pipe()
+        output = closingOnExec()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
@@ -60,12 +61,14 @@ final class Served {
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = "true"
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = closingOnExec(), err = closingOnExec()
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        async let stdout = blocking { out.fileHandleForReading.readDataToEndOfFile() }
-        async let stderr = blocking { err.fileHandleForReading.readDataToEndOfFile() }
+        // Bounded reads: a process that inherited a pipe (a job's, a helper's) must not hang the test.
+        let pid = process.processIdentifier
+        async let stdout = blocking { readToEnd(out.fileHandleForReading, hasEnded: { hasEnded(pid) }).data }
+        async let stderr = blocking { readToEnd(err.fileHandleForReading, hasEnded: { hasEnded(pid) }).data }
         let (printed, errors) = await (stdout, stderr)
         await blocking { process.waitUntilExit() }
         return (process.terminationStatus, String(decoding: printed, as: UTF8.self), String(decoding: errors, as: UTF8.self))
