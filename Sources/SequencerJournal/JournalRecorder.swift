@@ -13,7 +13,7 @@ public import SequencerHistory
 ///
 /// A recorder holds the journal's writer lock from ``SQLiteJournal/beginRun(workflow:info:)``
 /// until its run ends, or until ``close()`` for a run that never started.
-public final class JournalRecorder: RunRecorder, @unchecked Sendable {
+public final class JournalRecorder: RunRecorder, RunWriter, @unchecked Sendable {
     // @unchecked: the `var`s below are only touched while holding `condition`; the `let`s
     // are immutable.
     /// The run's number in the journal.
@@ -235,16 +235,23 @@ public final class JournalRecorder: RunRecorder, @unchecked Sendable {
 
     // MARK: - Records from the caller
 
-    /// Records an attempt of a job: when it ran (after the run's start), how it ended, and
-    /// where its output is.
-    public func recordAttempt(
-        job: String, attempt: Int, startedAt: Duration, endedAt: Duration, exit: String, exitCode: Int?, signal: Int?,
-        output: String?
-    ) {
+    /// The time `offset` after this recorder was created (its run's start), in nanoseconds since
+    /// 1970: the unit of an attempt's times.
+    public func time(at offset: Duration) -> Int64 { origin + offset.wholeNanoseconds }
+
+    /// Records an attempt of a job: when it ran, how it ended, and the file its output is in (a
+    /// journal keeps its attempts' output in files: an attempt given as bytes keeps none).
+    public func recordAttempt(_ attempt: NewAttempt) {
+        var output: String?
+        if case .file(let path) = attempt.output { output = path }
         append(.attempt(JournalAttempt(
-            job: job, attempt: attempt, startedAt: origin + startedAt.wholeNanoseconds,
-            endedAt: origin + endedAt.wholeNanoseconds, exit: exit, exitCode: exitCode, signal: signal, output: output)))
+            job: attempt.job, attempt: attempt.attempt, startedAt: attempt.startedAt, endedAt: attempt.endedAt,
+            exit: attempt.exit, exitCode: attempt.exitCode, signal: attempt.signal, output: output)))
     }
+
+    /// A journal's records are committed with its run (see ``runFinished(_:)``): nothing to
+    /// wait for here.
+    public func flush() async {}
 
     /// Records the fingerprint of a job that just succeeded, with its parts and its outputs' stamps.
     public func recordFingerprint(job: String, fingerprint: String, parts: [String: String], outputs: [String: String]) {

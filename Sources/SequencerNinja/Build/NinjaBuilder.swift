@@ -239,12 +239,13 @@ struct NinjaBuilder: Sendable {
         }
         let end = status.elapsed
         if let recorder {
-            recorder.recordAttempt(
-                job: outputs[0], attempt: 1, startedAt: recordedStart, endedAt: context.elapsed,
+            recorder.recordAttempt(NewAttempt(
+                job: outputs[0], attempt: 1, startedAt: recorder.time(at: recordedStart), endedAt: recorder.time(at: context.elapsed),
+                end: success ? .succeeded : .failed,
                 exit: success ? "exit code 0" : exit.map { $0.succeeded ? "depfile unreadable" : $0.description } ?? "could not start",
                 exitCode: exit.flatMap { if case .exited(let code) = $0 { Int(code) } else { nil } },
                 signal: exit.flatMap { if case .signaled(let signal) = $0 { Int(signal) } else { nil } },
-                output: keep(output, at: outputPath))
+                output: keep(output, at: outputPath).map { .file($0) } ?? .none))
         }
         status.edgeFinished(description: facts.description, command: facts.command, outputs: outputs, success: success, output: output, console: console)
         guard success else {

@@ -92,11 +92,13 @@ package struct RunSession {
                 file: file, runner: runner, outputDirectory: outputDirectory,
                 log: AttemptLog { attempt in
                     progress.attemptEnded(attempt)
-                    recorder?.recordAttempt(
-                        job: attempt.job, attempt: attempt.attempt, startedAt: attempt.startedAt, endedAt: attempt.endedAt,
+                    guard let recorder else { return }
+                    recorder.recordAttempt(NewAttempt(
+                        job: attempt.job, attempt: attempt.attempt, startedAt: recorder.time(at: attempt.startedAt),
+                        endedAt: recorder.time(at: attempt.endedAt), end: attempt.exit?.succeeded == true ? .succeeded : .failed,
                         exit: attempt.exitSummary, exitCode: attempt.exitCode, signal: attempt.signal,
                         // A job that printed nothing has no output file.
-                        output: FileManager.default.fileExists(atPath: attempt.outputPath) ? attempt.outputPath : nil)
+                        output: FileManager.default.fileExists(atPath: attempt.outputPath) ? .file(attempt.outputPath) : .none))
                 },
                 upToDate: upToDate, durations: lastDurations())
         } catch {

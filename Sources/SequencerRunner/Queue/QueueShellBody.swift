@@ -3,6 +3,7 @@ package import Sequencer
 package import SequencerProcess
 package import SequencerQueue
 package import SequencerWorkflowFile
+import SequencerHistory
 
 /// How a worker runs one attempt of a workflow's job: the command in the workflow's directory,
 /// its output to a scratch file and then into the queue's attempt log.
@@ -10,6 +11,8 @@ package struct QueueShellBody: Sendable {
     let directory: String
     let runner: ProcessRunner
     let store: any RunStore
+    /// Where its attempts and fingerprints go: the store, in order.
+    let writer: QueueRunWriter
     let worker: String
     let scratch: String
     /// The workflow's name in the queue.
@@ -32,6 +35,7 @@ package struct QueueShellBody: Sendable {
         self.worker = worker
         self.scratch = scratch
         workflow = QueueShellJob.workflowName(of: file)
+        writer = QueueRunWriter(store: store, workflow: workflow, worker: worker)
         self.file = Locked(file)
         self.warn = warn
     }
@@ -51,24 +55,24 @@ package struct QueueShellBody: Sendable {
             // Another copy of the workflow (another version, or another project of the same
             // name): the job goes back for a worker whose copy matches, and is not failed.
             warn("worker \(worker): not running \(job.name) (job \(id)): \(refusal); it goes back to the queue")
-            let now = Self.now()
-            try? await store.recordAttempt(
-                QueueAttempt(
-                    job: id, attempt: attempt, worker: worker, startedAt: now, endedAt: now, outcome: "refused", exitCode: nil, signal: nil,
-                    summary: "not run here: \(refusal)", output: nil))
+            let now = NewAttempt.now()
+            writer.recordAttempt(NewAttempt(
+                job: job.name, queueJob: id.rawValue, attempt: attempt, startedAt: now, endedAt: now, end: .refused,
+                exit: "not run here: \(refusal)"))
+            await writer.flush()
             throw CannotRunHere(refusal)
         }
         // A store that cannot be read now makes the job run: never a failure for that.
         var upToDate: QueueUpToDate?
         if let declared {
-            upToDate = try? await QueueUpToDate(job: declared, in: file.withLock { $0 }, workflow: workflow, store: store, force: job.force ?? false, warn: warn)
+            upToDate = try? await QueueUpToDate(
+                job: declared, in: file.withLock { $0 }, workflow: workflow, store: store, writer: writer, force: job.force ?? false, warn: warn)
         }
         if let upToDate, let declared, upToDate.check.isUpToDate(declared) {
-            let now = Self.now()
-            try? await store.recordAttempt(
-                QueueAttempt(
-                    job: id, attempt: attempt, worker: worker, startedAt: now, endedAt: now, outcome: "upToDate", exitCode: nil, signal: nil,
-                    summary: "up to date", output: nil))
+            let now = NewAttempt.now()
+            writer.recordAttempt(NewAttempt(
+                job: job.name, queueJob: id.rawValue, attempt: attempt, startedAt: now, endedAt: now, end: .upToDate, exit: "up to date"))
+            await writer.flush()
             return Self.upToDate
         }
         let directory = job.workingDirectory.map { $0.hasPrefix("/") ? $0 : self.directory + "/" + $0 } ?? self.directory
@@ -76,7 +80,7 @@ package struct QueueShellBody: Sendable {
         environment["SEQUENCER_JOB"] = job.name
         environment["SEQUENCER_ATTEMPT"] = String(attempt)
         let logPath = scratch + "/\(id.rawValue)-\(attempt).log"
-        let startedAt = Self.now()
+        let startedAt = NewAttempt.now()
         var exit: ProcessExit?
         var summary: String
         do {
@@ -90,7 +94,7 @@ package struct QueueShellBody: Sendable {
         let output = Self.output(at: logPath)
         try? FileManager.default.removeItem(atPath: logPath)
         let stopped = Task.isCancelled
-        let outcome = stopped ? "stopped" : exit?.succeeded == true ? "succeeded" : "failed"
+        let end: NewAttempt.End = stopped ? .stopped : exit?.succeeded == true ? .succeeded : .failed
         var code: Int?
         var signal: Int?
         switch exit {
@@ -99,14 +103,14 @@ package struct QueueShellBody: Sendable {
         case nil: break
         }
         // The log is the record of what ran, kept even for an attempt whose lease was lost.
-        try? await store.recordAttempt(
-            QueueAttempt(
-                job: id, attempt: attempt, worker: worker, startedAt: startedAt, endedAt: Self.now(), outcome: outcome, exitCode: code,
-                signal: signal, summary: summary, output: output))
+        writer.recordAttempt(NewAttempt(
+            job: job.name, queueJob: id.rawValue, attempt: attempt, startedAt: startedAt, endedAt: NewAttempt.now(), end: end,
+            exit: summary, exitCode: code, signal: signal, output: output.map { .bytes($0) } ?? .none))
+        await writer.flush()
         try context.checkCancellation()
         guard exit?.succeeded == true else { throw QueueShellJobFailure(job: job.name, summary: summary) }
         // A fingerprint that could not be kept makes the job run again next time; it succeeded.
-        if let upToDate, let declared { try? await upToDate.succeeded(declared, now: Self.now()) }
+        if let upToDate, let declared { await upToDate.succeeded(declared) }
         return 0
     }
 
