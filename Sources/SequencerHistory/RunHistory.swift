@@ -42,6 +42,11 @@ public protocol RunHistory: Sendable {
     /// Deletes the ended runs of each workflow beyond its newest `keep`, with what they printed
     /// (`sequencer gc`). A run still going is kept, and so is what makes jobs up to date.
     func deleteRuns(keeping keep: Int) async throws -> DeletedRuns
+
+    /// The fingerprints of the last successes of `workflow`'s jobs (see ``workflow(ofFile:)``),
+    /// by job name: of the jobs named in `jobs`, or of every job when it is nil. What an
+    /// up-to-date check compares a job with; a ``RunWriter`` records them.
+    func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: Fingerprint]
 }
 
 /// What ``RunHistory/deleteRuns(keeping:)`` deleted.

@@ -114,6 +114,17 @@ public final class JournalHistory: RunHistory {
         }
     }
 
+    /// Read here for a caller that checks one job at a time; a run of the whole file reads them
+    /// all at once, on a thread of its own while the file loads (`SQLiteJournal.fingerprints`).
+    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: Fingerprint] {
+        try await offThread { [self] in
+            guard let all = try journal()?.fingerprints(workflow: workflow) else { return [:] }
+            guard let jobs else { return all }
+            let wanted = Set(jobs)
+            return all.filter { wanted.contains($0.key) }
+        }
+    }
+
     // MARK: Reading
 
     /// The page `query` asks for.

@@ -24,6 +24,10 @@ public final class QueueHistory: RunHistory {
     public var pollInterval: Duration { .milliseconds(500) }
     public func version() async throws -> Int? { nil }
 
+    public func fingerprints(workflow: String, jobs: [String]?) async throws -> [String: Fingerprint] {
+        try await store.fingerprints(workflow: workflow, jobs: jobs)
+    }
+
     /// A queue names a workflow by its file's directory.
     public func workflow(ofFile path: String) -> String { Self.workflowName(ofFile: path) }
 

@@ -62,6 +62,16 @@ import Testing
             #expect(ended == [.succeeded, .succeeded])
             let second = try #require(try await queued.run(through[1].id))
             #expect(second.jobs.map(\.state) == [.upToDate, .upToDate] && second.attempts.isEmpty)
+
+            // Each history hands back the fingerprints its runner wrote, alike: the same
+            // commands and inputs give the same fingerprints, here and there.
+            let file = fixture.here + "/sequencer.yml"
+            let mine = try await local.fingerprints(workflow: local.workflow(ofFile: file), jobs: nil)
+            let theirs = try await queued.fingerprints(workflow: queued.workflow(ofFile: fixture.there + "/sequencer.yml"), jobs: nil)
+            #expect(Set(mine.keys) == ["made", "used"] && Set(theirs.keys) == ["made", "used"])
+            #expect(mine.mapValues(\.fingerprint) == theirs.mapValues(\.fingerprint))
+            let one = try await local.fingerprints(workflow: local.workflow(ofFile: file), jobs: ["used", "absent"])
+            #expect(Array(one.keys) == ["used"] && one["used"] == mine["used"])
         }
     }
 

@@ -10,8 +10,9 @@ import SequencerHistory
 package struct QueueShellBody: Sendable {
     let directory: String
     let runner: ProcessRunner
-    let store: any RunStore
-    /// Where its attempts and fingerprints go: the store, in order.
+    /// Where its checks read the fingerprints, and where its attempts and fingerprints go: the
+    /// queue's store, through the history protocols.
+    let history: QueueHistory
     let writer: QueueRunWriter
     let worker: String
     let scratch: String
@@ -31,7 +32,7 @@ package struct QueueShellBody: Sendable {
     ) {
         directory = URL(fileURLWithPath: file.directory).standardizedFileURL.path
         self.runner = runner
-        self.store = store
+        history = QueueHistory(store: store, location: "the queue of worker \(worker)")
         self.worker = worker
         self.scratch = scratch
         workflow = QueueShellJob.workflowName(of: file)
@@ -66,7 +67,7 @@ package struct QueueShellBody: Sendable {
         var upToDate: QueueUpToDate?
         if let declared {
             upToDate = try? await QueueUpToDate(
-                job: declared, in: file.withLock { $0 }, workflow: workflow, store: store, writer: writer, force: job.force ?? false, warn: warn)
+                job: declared, in: file.withLock { $0 }, workflow: workflow, history: history, writer: writer, force: job.force ?? false, warn: warn)
         }
         if let upToDate, let declared, upToDate.check.isUpToDate(declared) {
             let now = NewAttempt.now()

@@ -11,19 +11,19 @@ import SequencerHistory
 /// The inputs and outputs are those of the worker's own copy of the directory: across machines
 /// the check holds when that copy is on shared storage.
 struct QueueUpToDate {
-    let writer: QueueRunWriter
+    let writer: any RunWriter
     let check: UpToDate
 
     /// The check for a job of `file`, or nil for a job that always runs (it declares no outputs).
-    /// It reads the fingerprints from `store`, and records the job's through `writer`.
+    /// It reads the fingerprints from `history`, and records the job's through `writer`.
     init?(
-        job: WorkflowFile.Job, in file: WorkflowFile, workflow: String, store: any RunStore, writer: QueueRunWriter, force: Bool,
+        job: WorkflowFile.Job, in file: WorkflowFile, workflow: String, history: any RunHistory, writer: any RunWriter, force: Bool,
         warn: @escaping @Sendable (String) -> Void
     ) async throws {
         guard !job.outputs.isEmpty else { return nil }
         // The job's own and its needs': all that its check reads.
         let names = [job.name] + job.needs.map(\.name)
-        let stored = try await store.fingerprints(workflow: workflow, jobs: names)
+        let stored = try await history.fingerprints(workflow: workflow, jobs: names)
         self.writer = writer
         check = UpToDate(
             file: file, stored: stored, hasher: FileHasher(), expansions: PatternExpansions(), recorder: writer, force: force,
