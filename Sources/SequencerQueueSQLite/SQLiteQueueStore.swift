@@ -250,29 +250,26 @@ public final class SQLiteQueueStore: QueueStore {
                 guard let result else { throw QueueError(code: .database, location: path, message: "a transaction ended without a result") }
                 return try result.get()
             }
-        } catch let error as QueueError {
-            throw error
-        } catch let error as CancellationError {
-            throw error
-        } catch where Damage.isDamage(error) {
-            throw StoreFile.damaged(path: path, reason: Self.describe(error))
         } catch {
-            throw QueueError(code: .database, location: path, message: "writing the queue failed: \(Self.describe(error))")
+            throw storeError(error, doing: "writing")
         }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await database.read(body)
-        } catch let error as QueueError {
-            throw error
-        } catch let error as CancellationError {
-            throw error
-        } catch where Damage.isDamage(error) {
-            throw StoreFile.damaged(path: path, reason: Self.describe(error))
         } catch {
-            throw QueueError(code: .database, location: path, message: "reading the queue failed: \(Self.describe(error))")
+            throw storeError(error, doing: "reading")
         }
+    }
+
+    /// What the store throws for `error`, met while `doing` ("reading") the queue: its own errors
+    /// and a cancellation as they are, damage as damage (the file is marked), anything else as
+    /// a database error.
+    private func storeError(_ error: any Error, doing: String) -> any Error {
+        if error is QueueError || error is CancellationError { return error }
+        if Damage.isDamage(error) { return StoreFile.damaged(path: path, reason: Self.describe(error)) }
+        return QueueError(code: .database, location: path, message: "\(doing) the queue failed: \(Self.describe(error))")
     }
 
     static func describe(_ error: any Error) -> String {
