@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "SequencerHistory", targets: ["SequencerHistory"]),
         .library(name: "SequencerPostgres", targets: ["SequencerPostgres"]),
         .library(name: "SequencerNinja", targets: ["SequencerNinja"]),
+        .library(name: "SequencerCache", targets: ["SequencerCache"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-serve", targets: ["SequencerServeCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
@@ -169,6 +170,8 @@ let package = Package(
             dependencies: ["SequencerServe", "SequencerRunner", "Sequencer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
+        // The shared output cache: keys, the action cache and the content-addressed store.
+        .target(name: "SequencerCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         // What users need to test code that runs workflows: a manual clock and a gate.
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
         // What this package's own tests and test processes share; not a product.
@@ -239,6 +242,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        .testTarget(name: "SequencerCacheTests", dependencies: ["SequencerCache", "SequencerTestHelpers"], swiftSettings: strict),
         .testTarget(
             name: "SequencerQueueTests",
             dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", .product(name: "GRDB", package: "GRDB.swift")],
