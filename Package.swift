@@ -114,7 +114,7 @@ let package = Package(
         ),
         .target(
             name: "SequencerBuild",
-            dependencies: ["Sequencer", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal"],
+            dependencies: ["Sequencer", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal", "SequencerCache"],
             swiftSettings: strict
         ),
         // The ninja manifest language, its semantics and tools (`sequencer ninja`).
@@ -277,7 +277,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerBuildTests",
-            dependencies: ["SequencerBuild", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
+            dependencies: ["SequencerBuild", "SequencerCache", "SequencerHistory", "SequencerWorkflowFile", "SequencerJournal", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .testTarget(

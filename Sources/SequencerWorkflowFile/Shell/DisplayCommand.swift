@@ -12,10 +12,10 @@
 /// the other `${...}` forms, `$1`, `$?`, `$$` and the other special parameters. So does a
 /// variable the script sets itself (`NAME=value`, `for NAME in`, `read NAME`, `local NAME`,
 /// `unset NAME`), whose value where it is used only running the script can tell.
-enum DisplayCommand {
+package enum DisplayCommand {
     /// `script` with its variables replaced by their values in `environment`.
     /// - Complexity: O(length of `script` + length of the values).
-    static func text(of script: String, environment: [String: String]) -> String {
+    package static func text(of script: String, environment: [String: String]) -> String {
         let bytes = Array(script.utf8)
         guard bytes.contains(Byte.dollar) else { return script }
         var scanner = VariableScanner(bytes: bytes)
