@@ -39,8 +39,10 @@ public final class DirectoryCache: CacheStore {
         } else if !isDirectory.boolValue {
             throw CacheError(.notACache, location: self.path, "not a directory; a cache is a directory (left untouched)")
         } else if !manager.fileExists(atPath: formatFile) {
-            let contents = (try? manager.contentsOfDirectory(atPath: self.path)) ?? []
-            guard contents.isEmpty else {
+            // Empty, or holding only what `make` makes before FORMAT: another process is making
+            // the cache now, and making it again is harmless (every step of `make` is).
+            let contents = Set((try? manager.contentsOfDirectory(atPath: self.path)) ?? [])
+            guard contents.isSubset(of: ["cas", "ac", "tmp"]) else {
                 throw CacheError(.notACache, location: self.path, "not a Sequencer cache (no FORMAT file, and other files); left untouched")
             }
             guard !readOnly else { throw CacheError(.notACache, location: self.path, "an empty directory, not a cache yet (it is opened read-only)") }

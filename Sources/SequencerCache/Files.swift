@@ -91,9 +91,7 @@ enum Files {
 
     /// The error for the last system call, about `path`.
     static func failure(_ path: String, _ doing: String) -> CacheError {
-        let reason = String(cString: strerror(errno))
-        let code: CacheError.Code = .io
-        return CacheError(code, location: path, "\(doing): \(reason)")
+        CacheError(.io, location: path, "\(doing): \(String(cString: strerror(errno)))")
     }
 }
 

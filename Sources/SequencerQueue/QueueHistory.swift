@@ -121,9 +121,9 @@ public final class QueueHistory: RunHistory {
     // MARK: In the history's words
 
     /// What a worker records as the outcome of an attempt that found its job up to date.
-    public static let upToDateOutcome = "upToDate"
+    public static let upToDateOutcome = NewAttempt.End.upToDate.rawValue
     /// What a worker records as the outcome of an attempt it refused to run.
-    public static let refusedOutcome = "refused"
+    public static let refusedOutcome = NewAttempt.End.refused.rawValue
 
     public static func run(_ run: QueueRun) -> HistoryRun {
         let succeeded = run.counts[.succeeded] ?? 0

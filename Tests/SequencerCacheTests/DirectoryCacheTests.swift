@@ -171,4 +171,21 @@ import Testing
         #expect(try String(contentsOfFile: target, encoding: .utf8) == text)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("cache/tmp")).isEmpty)
     }
+
+    /// Many processes opening a cache that is not there yet, at once: each gets it, whichever
+    /// finds the directory half made (its subdirectories, no FORMAT yet).
+    @Test func manyOpenersOfANewCacheAllGetIt() async throws {
+        let path = directory.file("new-cache")
+        // As another opener leaves it between making the directories and FORMAT.
+        for sub in ["", "/cas", "/ac"] {
+            try FileManager.default.createDirectory(atPath: path + sub, withIntermediateDirectories: true)
+        }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try DirectoryCache(path: path).isReadOnly == false }
+            }
+            for try await opened in group { #expect(opened) }
+        }
+        #expect(try String(contentsOfFile: path + "/FORMAT", encoding: .utf8) == "sequencer-cache 1\n")
+    }
 }
