@@ -107,7 +107,7 @@ let package = Package(
             name: "SequencerRunner",
             dependencies: [
                 "Sequencer", "SequencerProcess", "SequencerOutput", "SequencerWorkflowFile", "SequencerBuild", "SequencerQueueSQLite",
-                "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres",
+                "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres", "SequencerCache",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -133,6 +133,7 @@ let package = Package(
                 "SequencerProcess",
                 "SequencerOutput",
                 "SequencerWorkflowFile",
+                "SequencerCache",
                 "SequencerJournal",
                 "SequencerBuild",
                 "SequencerQueue",
@@ -289,7 +290,7 @@ let package = Package(
             name: "SequencerRunnerTests",
             dependencies: [
                 "SequencerRunner", "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerWorkflowFile", "SequencerProcess",
-                "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", "PostgresTestSupport",
+                "SequencerBuild", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", "PostgresTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

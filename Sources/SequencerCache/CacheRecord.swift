@@ -43,6 +43,9 @@ public enum CacheRecord: Sendable, Hashable, Codable {
     case result(ActionResult)
     /// Each set of inputs (relative paths) a depfile listed, newest first.
     case discovered([[String]])
+    /// Under a job's name (see ``KeyPreimage/latestKey(workflow:job:)``): the key of the result
+    /// stored last for it, the nearest entry that `--explain` compares a miss with.
+    case latest(CacheDigest)
 }
 
 /// What a look-up found.

@@ -20,6 +20,8 @@ public struct KeyPreimage: Sendable, Hashable, Codable {
         case input
         /// An input found by the job's depfile, by content.
         case discovered
+        /// An input declared volatile (a build stamp): by name only, its content left out.
+        case volatile
         case output
         case timeout
 
@@ -108,6 +110,7 @@ public struct KeyPreimage: Sendable, Hashable, Codable {
             guard here != nil else { return "\(name)\(found) is not an input here" }
             guard there != nil else { return "\(name)\(found) is a new input" }
             return "input \(name)\(found) differs"
+        case .volatile: return here == nil ? "\(name) is not a volatile input here" : "\(name) is a new volatile input"
         case .output: return here == nil ? "\(name) is not an output here" : there == nil ? "\(name) is a new output" : "its outputs differ"
         case .timeout: return "its timeout differs"
         }
@@ -115,5 +118,24 @@ public struct KeyPreimage: Sendable, Hashable, Codable {
 
     private static func short(_ value: String) -> String {
         CacheDigest(hex: value)?.short ?? value
+    }
+}
+
+extension KeyPreimage {
+    /// The key under which a job's latest result is named (``CacheRecord/latest(_:)``): by the
+    /// workflow's path relative to the project's root and the job's name, so that a miss can be
+    /// explained against the job's nearest entry.
+    public static func latestKey(workflow: String, job: String) -> CacheDigest {
+        KeyPreimage([Entry(.format, "lookup", "latest"), Entry(.command, workflow, job)]).digest
+    }
+
+    /// These entries and `more` (which replace any of the same kind and name).
+    public func adding(_ more: [Entry]) -> KeyPreimage {
+        KeyPreimage(entries + more)
+    }
+
+    /// These entries but those of `kind`.
+    public func removing(_ kind: Kind) -> KeyPreimage {
+        KeyPreimage(entries.filter { $0.kind != kind })
     }
 }

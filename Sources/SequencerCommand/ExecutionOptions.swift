@@ -66,6 +66,9 @@ struct ExecutionOptions: ParsableArguments {
     @Flag(help: "Do not print the output of jobs that succeed (it is still kept in their log files).")
     var noSuccessOutput = false
 
+    @OptionGroup(title: "Cache")
+    var cache: CacheOptions
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         if let deadline { _ = try duration(deadline, option: "--deadline") }
@@ -93,6 +96,7 @@ extension ExecutionOptions {
         settings.verbose = verbose
         settings.runsToKeep = try? runsToKeep
         settings.showsSuccessOutput = !noSuccessOutput
+        settings.cache = cache.settings
         return settings
     }
 

@@ -67,6 +67,9 @@ struct RunCommand: AsyncParsableCommand {
         if dryRun, queue.location != nil { throw ValidationError("--dry-run cannot be used with --queue (or SEQUENCER_QUEUE)") }
         if watch, queue.location != nil { throw ValidationError("--watch cannot be used with --queue (or SEQUENCER_QUEUE)") }
         if debounce != nil, !watch { throw ValidationError("--debounce needs --watch") }
+        if execution.cache.cache != nil, queue.location != nil {
+            throw ValidationError("--cache cannot be used with --queue yet: a queue's workers do not use a cache")
+        }
         if watch { _ = try quiet }
     }
 

@@ -19,7 +19,8 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
                 && x.lane == y.lane && x.laneLocation == y.laneLocation && x.priority == y.priority
                 && x.timeout == y.timeout && x.retry == y.retry && x.environment == y.environment
                 && x.workingDirectory == y.workingDirectory && x.workingDirectoryLocation == y.workingDirectoryLocation
-                && x.inputEntries == y.inputEntries && x.outputEntries == y.outputEntries
+                && x.inputEntries == y.inputEntries && x.outputEntries == y.outputEntries && x.depfile == y.depfile
+                && x.cache == y.cache && x.inheritsEnvironment == y.inheritsEnvironment && x.volatileEntries == y.volatileEntries
             if !same { return "job \(x.name)" }
         }
         return nil
@@ -51,6 +52,24 @@ private typealias SourceLocation = SequencerWorkflowFile.SourceLocation
         ])
         // Kept as written: variables are expanded when the file is loaded for a run.
         #expect(job.outputEntries == [WorkflowFile.PathEntry(path: "out/$NAME.o", location: SourceLocation(line: 7, column: 9))])
+    }
+
+    /// The cache's keys (`cache`, `inherit-env`, `volatile`) are read, and kept in the form.
+    @Test func aJobsCacheKeysAreReadAndKept() throws {
+        let file = try WorkflowFile.parse("""
+            jobs:
+              off: { run: "true", outputs: [a], cache: false }
+              open: { run: "true", outputs: [b], inherit-env: true }
+              stamped: { run: "true", inputs: [in, stamp], outputs: [c], volatile: [stamp] }
+              plain: { run: "true", outputs: [d] }
+            """, path: "/w/build.yml")
+        let decoded = try #require(WorkflowFile(compiled: file.compiled(), path: file.path))
+        #expect(Self.difference(file, decoded) == nil)
+        #expect(decoded.jobs.map(\.isCacheable) == [false, false, true, true])
+        #expect(decoded.jobs[2].volatileEntries.map(\.path) == ["stamp"])
+        #expect(throws: WorkflowFileError.self) {
+            try WorkflowFile.parse("jobs:\n  a: { run: \"true\", cache: maybe }\n", path: "/w/build.yml")
+        }
     }
 
     @Test func theDirectoryComesFromWhereTheFileIsNow() throws {

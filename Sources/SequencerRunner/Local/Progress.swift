@@ -97,7 +97,11 @@ final class Progress: Sendable {
         switch status {
         case .succeeded:
             let retried = attempts.count > 1 ? ", \(attempts.count) attempts" : ""
-            lines = ["\(prefix) done \(name)" + (elapsed.map { " (\($0)\(retried))" } ?? "")]
+            if let key = attempts.last?.restored {
+                lines = ["\(prefix) restored \(name) from the cache (key \(key)" + (elapsed.map { ", \($0)" } ?? "") + ")"]
+            } else {
+                lines = ["\(prefix) done \(name)" + (elapsed.map { " (\($0)\(retried))" } ?? "")]
+            }
         case .failed:
             let reason = attempts.last?.exitSummary ?? "failed"
             lines = ["\(prefix) FAILED \(name) (\(reason)" + (elapsed.map { ", \($0)" } ?? "") + ")"]

@@ -6,6 +6,7 @@ import SequencerOutput
 import SequencerProcess
 package import SequencerWorkflowFile
 import SequencerHistory
+import SequencerCache
 import Logging
 
 /// One run of a workflow file here, new or resumed: progress, signals, the journal, the
@@ -86,6 +87,7 @@ package struct RunSession {
         let progress = Progress(
             console: console, file: file, verbose: settings.verbose, showsSuccessOutput: settings.showsSuccessOutput)
         let recorder = self.recorder
+        let cache = try openCache(console: console)
         let shell: ShellWorkflow
         do {
             shell = try ShellWorkflow(
@@ -96,11 +98,12 @@ package struct RunSession {
                     recorder.recordAttempt(NewAttempt(
                         job: attempt.job, attempt: attempt.attempt, startedAt: recorder.time(at: attempt.startedAt),
                         endedAt: recorder.time(at: attempt.endedAt), end: attempt.exit?.succeeded == true ? .succeeded : .failed,
-                        exit: attempt.exitSummary, exitCode: attempt.exitCode, signal: attempt.signal,
+                        exit: attempt.restored.map { "restored from the cache (key \($0))" } ?? attempt.exitSummary,
+                        exitCode: attempt.exitCode, signal: attempt.signal,
                         // A job that printed nothing has no output file.
                         output: FileManager.default.fileExists(atPath: attempt.outputPath) ? .file(attempt.outputPath) : .none))
                 },
-                upToDate: upToDate, durations: lastDurations())
+                upToDate: upToDate, durations: lastDurations(), cache: cache)
         } catch {
             throw RunnerError(.invalid, error.description)
         }
@@ -146,12 +149,18 @@ package struct RunSession {
                 : "warning: the run could not be recorded in full: \(error)")
         }
 
-        let summary = RunSummary(report: report, shell: shell, interrupted: control.interrupted)
+        let figures = cache?.statistics.current
+        let summary = RunSummary(report: report, shell: shell, interrupted: control.interrupted, cache: figures)
         summary.print(to: console)
         if let trace = settings.trace { try writeTrace(to: trace, report: report, shell: shell) }
         if settings.json {
-            let document = ReportDocument(
+            var document = ReportDocument(
                 file: shell.file, report: report, attempts: shell.log.all, interrupted: control.interrupted)
+            document.cache = figures.map {
+                ReportDocument.Cache(
+                    hits: $0.hits, misses: $0.misses, stored: $0.stored, notStored: $0.notStored,
+                    bytesRestored: $0.bytesRestored, bytesStored: $0.bytesStored, secondsSaved: $0.secondsSaved)
+            }
             output.results(document.json() + "\n")
         }
         return report
@@ -251,6 +260,24 @@ package struct RunSession {
             output.log.debug("cannot read the jobs' last durations", metadata: ["error": "\(error)"])
             return [:]
         }
+    }
+
+    /// The run's cache, when it has one (`--cache`).
+    /// - Throws: ``RunnerError`` `.invalid` when it cannot be opened.
+    private func openCache(console: Console) throws -> WorkflowCache? {
+        guard let settings = settings.cache else { return nil }
+        let store: any CacheStore
+        do {
+            store = try CacheLocation.open(settings.location, readOnly: settings.readOnly)
+        } catch {
+            throw RunnerError(.invalid, "error: the cache cannot be opened: \(error)")
+        }
+        var explain: (@Sendable (String, String) -> Void)?
+        if self.settings.explain { explain = { job, words in console.line("explain: \(job): \(words)") } }
+        return WorkflowCache(
+            store: store, file: file, namespaces: settings.namespaces, expansions: expansions, restores: !self.settings.force,
+            explain: explain,
+            warn: { [output] in output.diagnostics($0) })
     }
 
     /// The up-to-date checks, when the run is journaled and some job has outputs.

@@ -1,4 +1,17 @@
 import Sequencer
+package import SequencerBuild
+
+/// The cache a run uses: where it is, and its namespaces.
+package struct CacheSettings: Sendable, Hashable {
+    /// A directory (see `CacheLocation`).
+    package var location: String
+    package var namespaces = WorkflowCache.Namespaces()
+    package var readOnly = false
+
+    package init(location: String) {
+        self.location = location
+    }
+}
 
 /// How a workflow file's jobs run here: what `sequencer run`'s options say, parsed.
 package struct RunSettings: Sendable {
@@ -31,6 +44,9 @@ package struct RunSettings: Sendable {
     package var runsToKeep: Int? = 100
     /// Show the output of jobs that succeed.
     package var showsSuccessOutput = true
+    /// The shared output cache (`--cache`): jobs with outputs are restored from it and stored
+    /// in it, and run in their closed environment. Nil: no cache.
+    package var cache: CacheSettings?
 
     package init() {}
 

@@ -1,4 +1,6 @@
+import Foundation
 import Sequencer
+import SequencerBuild
 import SequencerWorkflowFile
 
 /// The lines printed when a run ends: the counts, the time, the critical path and what failed.
@@ -6,13 +8,17 @@ struct RunSummary {
     let report: RunReport
     let shell: ShellWorkflow
     let interrupted: Bool
+    /// What the run's cache did, when it had one.
+    var cache: CacheStatistics.Figures?
 
     func print(to console: Console) {
         let restored = report.outcomes.reduce(0) { $0 + ($1.restored ? 1 : 0) }
+        let hits = cache?.hits ?? 0
         var counts = restored > 0 ? ["\(restored) done before"] : []
+        if hits > 0 { counts.append("\(hits) from the cache") }
         for status in [JobStatus.upToDate] + JobStatus.allCases.filter({ $0 != .upToDate }) {
             var count = report.count(status)
-            if status == .succeeded { count -= restored }
+            if status == .succeeded { count -= restored + hits }
             guard count > 0 else { continue }
             counts.append("\(count) \(Self.name(of: status))")
         }
@@ -26,6 +32,7 @@ struct RunSummary {
                 : path.prefix(5).map(Self.describe) + ["(\(path.count - 10) more)"] + path.suffix(5).map(Self.describe)
             console.line("critical path (\(seconds(last.endedAt - first.startedAt))): " + steps.joined(separator: " -> "))
         }
+        if let cache, !cache.isEmpty { console.line(Self.cacheLine(cache)) }
         let failures = report.outcomes.filter { $0.status == .failed || $0.status == .timedOut }
         if !failures.isEmpty {
             let names = failures.prefix(10).map(\.id.rawValue).joined(separator: ", ")
@@ -42,6 +49,27 @@ struct RunSummary {
     /// `sequencer: succeeded: 51 jobs in 14.2s: 3 up to date, 48 succeeded`
     private static func countsLine(verdict: String, jobs: Int, duration: Duration, counts: [String]) -> String {
         "sequencer: \(verdict): \(jobs) job\(jobs == 1 ? "" : "s") in \(seconds(duration)): " + counts.joined(separator: ", ")
+    }
+
+    /// `cache: 12 hits, 3 misses; 3 stored; 1.2 MB restored, 340 KB stored; saved 14.2s`
+    static func cacheLine(_ cache: CacheStatistics.Figures) -> String {
+        var parts = ["\(cache.hits) hit\(cache.hits == 1 ? "" : "s"), \(cache.misses) miss\(cache.misses == 1 ? "" : "es")"]
+        var stored = "\(cache.stored) stored"
+        if cache.notStored > 0 { stored += " (\(cache.notStored) not stored)" }
+        if cache.failedRestores > 0 { stored += ", \(cache.failedRestores) not restored" }
+        parts.append(stored)
+        parts.append("\(bytes(cache.bytesRestored)) restored, \(bytes(cache.bytesStored)) stored")
+        if cache.hits > 0 { parts.append("saved \(seconds(.milliseconds(Int64(cache.secondsSaved * 1000))))") }
+        return "cache: " + parts.joined(separator: "; ")
+    }
+
+    /// `340 B`, `12 KB`, `1.2 MB`, `3.4 GB`
+    static func bytes(_ count: Int64) -> String {
+        let value = Double(count)
+        if count < 1_000 { return "\(count) B" }
+        if count < 1_000_000 { return "\(Int((value / 1_000).rounded())) KB" }
+        if count < 1_000_000_000 { return String(format: "%.1f MB", value / 1_000_000) }
+        return String(format: "%.1f GB", value / 1_000_000_000)
     }
 
     static func name(of status: JobStatus) -> String {

@@ -10,7 +10,8 @@ import Sequencer
 extension WorkflowFile {
     /// Changes whenever the form does, so an older form is never misread; and whenever what
     /// decoding makes of a text does (4: `${needs.outputs}` is expanded, where a copy of 3 kept it).
-    static let compiledFormat: UInt32 = 4
+    /// 5: a job's `cache`, `inherit-env` and `volatile`.
+    static let compiledFormat: UInt32 = 5
     static let compiledMagic: UInt32 = 0x5351_4746  // "SQGF"
 
     /// The file in the compiled form.
@@ -53,6 +54,9 @@ extension WorkflowFile {
             writer.paths(job.inputEntries)
             writer.paths(job.outputEntries)
             writer.paths(job.depfile.map { [$0] } ?? [])
+            writer.bool(job.cache)
+            writer.bool(job.inheritsEnvironment)
+            writer.paths(job.volatileEntries)
             writer.string(job.definedIn)
         }
         writer.strings(includes)
@@ -134,6 +138,7 @@ extension WorkflowFile {
               let environment = reader.variables(), let workingDirectory = reader.optionalString(),
               let workingDirectoryLocation = reader.optionalLocation(),
               let inputs = reader.paths(), let outputs = reader.paths(), let depfiles = reader.paths(), depfiles.count <= 1,
+              let cache = reader.bool(), let inheritsEnvironment = reader.bool(), let volatile = reader.paths(),
               let definedIn = reader.string() else { return nil }
         let retry: RetryPolicy = attempts == 1 && initial == .zero
             ? .none : .exponential(attempts: attempts, initial: initial, multiplier: multiplier, max: maximum, jitter: jitter)
@@ -141,7 +146,8 @@ extension WorkflowFile {
             name: name, location: location, run: run, needs: needs, lane: lane, laneLocation: laneLocation,
             priority: priority, timeout: timeout, retry: retry, environment: environment,
             workingDirectory: workingDirectory, workingDirectoryLocation: workingDirectoryLocation,
-            inputEntries: inputs, outputEntries: outputs, depfile: depfiles.first, definedIn: definedIn)
+            inputEntries: inputs, outputEntries: outputs, depfile: depfiles.first, cache: cache,
+            inheritsEnvironment: inheritsEnvironment, volatileEntries: volatile, definedIn: definedIn)
     }
 }
 

@@ -3,7 +3,7 @@ import Yams
 
 extension WorkflowFile {
     static let topLevelKeys = ["version", "include", "vars", "lanes", "env", "jobs"]
-    static let jobKeys = ["for", "run", "needs", "lane", "priority", "timeout", "retry", "env", "cwd", "inputs", "outputs", "depfile"]
+    static let jobKeys = ["for", "run", "needs", "lane", "priority", "timeout", "retry", "env", "cwd", "inputs", "outputs", "depfile", "cache", "inherit-env", "volatile"]
     static let retryKeys = ["attempts", "backoff", "multiplier", "max-backoff"]
     static let laneKeys = ["width", "ordered"]
     static let priorities: [(name: String, priority: Priority)] = [
@@ -283,6 +283,9 @@ extension WorkflowFile {
             case "outputs": job.outputEntries = paths(value, key)
             case "depfile":
                 job.depfile = text(value, key, as: .path).map { PathEntry(path: $0, location: reader.location(of: value)) }
+            case "cache": job.cache = reader.bool(value, key) ?? true
+            case "inherit-env": job.inheritsEnvironment = reader.bool(value, key) ?? false
+            case "volatile": job.volatileEntries = paths(value, key)
             default: continue  // `env`, read first; `for`, read by the template
             }
         }

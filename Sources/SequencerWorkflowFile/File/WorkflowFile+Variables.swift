@@ -50,6 +50,9 @@ extension WorkflowFile {
             if let depfile = job.depfile {
                 expanded.jobs[index].depfile?.path = expand(depfile.path, "depfile", at: depfile.location)
             }
+            for (position, entry) in job.volatileEntries.enumerated() {
+                expanded.jobs[index].volatileEntries[position].path = expand(entry.path, "volatile input", at: entry.location)
+            }
         }
         guard diagnostics.isEmpty else { throw WorkflowFileError(diagnostics: diagnostics) }
         return expanded
@@ -65,5 +68,6 @@ extension WorkflowFile {
             || job.inputEntries.contains { VariableExpansion.hasVariables($0.path) }
             || job.outputEntries.contains { VariableExpansion.hasVariables($0.path) }
             || job.depfile.map { VariableExpansion.hasVariables($0.path) } == true
+            || job.volatileEntries.contains { VariableExpansion.hasVariables($0.path) }
     }
 }

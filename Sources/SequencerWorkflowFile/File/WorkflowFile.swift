@@ -121,6 +121,15 @@ public struct WorkflowFile: Sendable {
         /// The file, written by the command as `cc -MD` writes one, that lists the files the
         /// job read (`depfile`): they count as its inputs on the next run.
         public var depfile: PathEntry?
+        /// Whether a cache may keep and restore its outputs (`cache: false` says no). A job
+        /// without outputs, or that inherits the environment, is never cached either.
+        public var cache = true
+        /// Whether, with a cache, it sees this process's whole environment (`inherit-env:
+        /// true`) rather than the closed one: the named opt-out, which makes it uncacheable.
+        public var inheritsEnvironment = false
+        /// Files it reads that are left out of its cache key (`volatile`), such as a build stamp:
+        /// a change to them alone restores an older result.
+        public var volatileEntries: [PathEntry] = []
         /// The file the job is written in: the workflow file, or a file it includes.
         public var definedIn: String
         /// The template and item the job was made from, for errors found after reading; not
@@ -131,6 +140,8 @@ public struct WorkflowFile: Sendable {
         public var inputs: [String] { inputEntries.map(\.path) }
         /// Files the job writes.
         public var outputs: [String] { outputEntries.map(\.path) }
+        /// Whether a cache may keep its outputs: it has some, and neither opts out.
+        public var isCacheable: Bool { cache && !inheritsEnvironment && !outputEntries.isEmpty }
     }
 
     /// The template and item a job was made from.

@@ -31,6 +31,24 @@ public struct ReportDocument: Codable, Sendable, Equatable {
     public var criticalPath: [String]
     /// Every job of the file, in file order.
     public var jobs: [Job]
+    /// What the shared output cache did, when the run used one.
+    public var cache: Cache?
+
+    /// What the shared output cache did in a run (`sequencer run --cache`).
+    public struct Cache: Codable, Sendable, Equatable {
+        /// Jobs restored from the cache, and cached jobs it had no entry for (they ran).
+        public var hits, misses: Int
+        /// Results stored, and results not stored (an input changed while the job ran, ...).
+        public var stored, notStored: Int
+        public var bytesRestored, bytesStored: Int64
+        /// How long the restored jobs ran when they were stored, in seconds.
+        public var secondsSaved: Double
+
+        public init(hits: Int, misses: Int, stored: Int, notStored: Int, bytesRestored: Int64, bytesStored: Int64, secondsSaved: Double) {
+            (self.hits, self.misses, self.stored, self.notStored) = (hits, misses, stored, notStored)
+            (self.bytesRestored, self.bytesStored, self.secondsSaved) = (bytesRestored, bytesStored, secondsSaved)
+        }
+    }
 
     /// One job of a run.
     public struct Job: Codable, Sendable, Equatable {
@@ -57,9 +75,11 @@ public struct ReportDocument: Codable, Sendable, Equatable {
         /// The file holding its last attempt's output; nil if it never started. A job that
         /// printed nothing has no such file.
         public var output: String?
+        /// The key of the cache entry its outputs were restored from, when they were.
+        public var restoredFrom: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, status, attempts, exitCode, signal, startedAt, endedAt, duration, error, command, output
+            case name, status, attempts, exitCode, signal, startedAt, endedAt, duration, error, command, output, restoredFrom
         }
 
         /// Writes absent values as `null`, so that every job has every key.
@@ -76,6 +96,7 @@ public struct ReportDocument: Codable, Sendable, Equatable {
             try container.encode(error, forKey: .error)
             try container.encode(command, forKey: .command)
             try container.encode(output, forKey: .output)
+            try container.encodeIfPresent(restoredFrom, forKey: .restoredFrom)
         }
     }
 
@@ -112,7 +133,7 @@ public struct ReportDocument: Codable, Sendable, Equatable {
                 attempts: outcome?.attempts ?? 0, exitCode: exitCode, signal: signal,
                 startedAt: outcome?.startedAt?.fractionalSeconds, endedAt: outcome?.endedAt?.fractionalSeconds,
                 duration: outcome?.duration?.fractionalSeconds, error: outcome?.error?.description,
-                command: job.run, output: last?.outputPath)
+                command: job.run, output: last?.outputPath, restoredFrom: last?.restored)
         }
     }
 

@@ -18,11 +18,15 @@ public struct AttemptRecord: Sendable, Hashable {
     /// The file holding the process's standard output and standard error; there is no such
     /// file when the process printed nothing.
     public var outputPath: String
+    /// The cache entry its outputs were restored from (its key, for people), when they were:
+    /// the job's command did not run.
+    public var restored: String?
 
     public init(
         job: String, attempt: Int, startedAt: Duration, endedAt: Duration, exit: ProcessExit?, startError: String?,
-        outputPath: String
+        outputPath: String, restored: String? = nil
     ) {
+        self.restored = restored
         self.job = job
         self.attempt = attempt
         self.startedAt = startedAt

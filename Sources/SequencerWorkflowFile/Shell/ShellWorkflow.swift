@@ -42,9 +42,12 @@ public struct ShellWorkflow: Sendable {
     ///   - durations: how long each job took in its last successful attempt, by job name: when
     ///     more jobs are ready than workers, the one with the longest remaining path starts
     ///     first (see ``StartOrder``). Empty: in file order.
+    ///   - cache: restores a job's outputs instead of running it, when it has them, and keeps
+    ///     them after it succeeds; a job it caches runs in its closed environment. Nil: none.
     public init(
         file: WorkflowFile, runner: ProcessRunner, outputDirectory: String, log: AttemptLog = AttemptLog(),
-        environment: [String: String]? = nil, upToDate: (any UpToDateCheck)? = nil, durations: [String: Duration] = [:]
+        environment: [String: String]? = nil, upToDate: (any UpToDateCheck)? = nil, durations: [String: Duration] = [:],
+        cache: (any ShellJobCache)? = nil
     ) throws(WorkflowFileError) {
         self.file = file
         self.log = log
@@ -53,14 +56,15 @@ public struct ShellWorkflow: Sendable {
         for (index, job) in file.jobs.enumerated() { names[job.name] = Self.fileName(for: job.name, index: index) }
         outputNames = names
 
-        let base = (environment ?? ProcessInfo.processInfo.environment).merging(file.environment) { $1 }
+        let inherited = environment ?? ProcessInfo.processInfo.environment
+        let base = inherited.merging(file.environment) { $1 }
         let directory = URL(fileURLWithPath: file.directory).standardizedFileURL.path
         var environments: [String: [String: String]] = [:]
         var workflow = Workflow()
         workflow.reserveCapacity(file.jobs.count)
         for lane in file.lanes { workflow.lane(lane.name, width: lane.width, ordered: lane.ordered) }
         for job in StartOrder.ordered(file.jobs, durations: durations) {
-            var variables = base.merging(job.environment) { $1 }
+            var variables = cache?.environment(of: job, inherited: inherited) ?? base.merging(job.environment) { $1 }
             variables["SEQUENCER_JOB"] = job.name
             environments[job.name] = variables
             let command = ProcessCommand.shell(
@@ -77,9 +81,25 @@ public struct ShellWorkflow: Sendable {
                         context.markUpToDate()
                         return
                     }
-                    try await Self.runAttempt(
+                    let outputPath = outputDirectory + "/" + Self.attemptFileName(outputName, attempt: context.attempt)
+                    var store: (@Sendable (String, Duration) async -> Void)?
+                    if let cache {
+                        let start = context.elapsed
+                        switch await cache.lookUp(job, printedPath: outputPath) {
+                        case .restored(let key):
+                            log.append(AttemptRecord(
+                                job: name, attempt: context.attempt, startedAt: start, endedAt: context.elapsed,
+                                exit: .exited(0), startError: nil, outputPath: outputPath, restored: key))
+                            upToDate?.succeeded(job)
+                            return
+                        case .missed(let keep): store = keep
+                        case .uncached: break
+                        }
+                    }
+                    let ran = try await Self.runAttempt(
                         of: name, command: command, outputs: outputs, context: context, runner: runner, log: log,
-                        outputPath: outputDirectory + "/" + Self.attemptFileName(outputName, attempt: context.attempt))
+                        outputPath: outputPath)
+                    await store?(outputPath, ran)
                     upToDate?.succeeded(job)
                 }
             } catch {
@@ -124,7 +144,7 @@ public struct ShellWorkflow: Sendable {
     private static func runAttempt(
         of job: String, command: ProcessCommand, outputs: [String], context: JobContext, runner: ProcessRunner,
         log: AttemptLog, outputPath: String
-    ) async throws {
+    ) async throws -> Duration {
         var attemptCommand = command
         attemptCommand.environment["SEQUENCER_ATTEMPT"] = String(context.attempt)
         let start = context.elapsed
@@ -149,6 +169,7 @@ public struct ShellWorkflow: Sendable {
         guard exit.succeeded else {
             throw ShellJobError(job: job, exit: exit, message: "\(exit)", outputPath: outputPath)
         }
+        return context.elapsed - start
     }
 
     /// The jobs with every job after the jobs it needs, otherwise in file order (a depth-first
