@@ -25,6 +25,10 @@ public struct ActionResult: Sendable, Hashable, Codable {
     public var duration: Double
     /// When it was stored, in milliseconds since 1970.
     public var storedAt: Int64
+    /// The job that made it, and its workflow's path relative to the project's root, for
+    /// people (`sequencer cache ls`); not part of the key.
+    public var job: String?
+    public var workflow: String?
 
     public init(outputs: [Output], printed: CacheDigest?, preimage: KeyPreimage, duration: Double, storedAt: Int64) {
         (self.outputs, self.printed, self.preimage, self.duration, self.storedAt) = (outputs, printed, preimage, duration, storedAt)

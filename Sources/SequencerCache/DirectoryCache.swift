@@ -174,7 +174,7 @@ public final class DirectoryCache: CacheStore {
         "\(path)/ac/\(namespace)/\(key.hex.prefix(2))/\(key.hex)"
     }
 
-    private func checkWritable() throws {
+    func checkWritable() throws {
         if isReadOnly { throw CacheError(.readOnly, location: path, "the cache is opened read-only; nothing is written") }
     }
 

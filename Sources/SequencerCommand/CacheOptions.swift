@@ -25,11 +25,22 @@ struct CacheOptions: ParsableArguments {
     @Flag(help: "Only read the cache: store nothing in it.")
     var cacheReadOnly = false
 
+    @Option(help: ArgumentHelp(
+        "After the run, remove the cache's least recently used entries until it holds at most this much (like 10GB; default: $SEQUENCER_CACHE_MAX_SIZE, or no limit).",
+        valueName: "size"))
+    var cacheMaxSize: String?
+
+    /// `--cache-max-size`, else `SEQUENCER_CACHE_MAX_SIZE`.
+    var maxSize: Int64? {
+        get throws { try CacheCommand.size(cacheMaxSize ?? ProcessInfo.processInfo.environment["SEQUENCER_CACHE_MAX_SIZE"]) }
+    }
+
     func validate() throws {
         for name in [cacheNamespace].compactMap({ $0 }) + trusted(cacheTrust ?? "") where !CacheNamespace.isValid(name) {
             throw ValidationError("'\(name)' is not a cache namespace: 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or a digit")
         }
         if cacheTrust != nil, trusted(cacheTrust ?? "").isEmpty { throw ValidationError("--cache-trust names no namespace") }
+        _ = try maxSize
     }
 
     private func trusted(_ text: String) -> [String] {
@@ -44,6 +55,7 @@ struct CacheOptions: ParsableArguments {
         settings.namespaces = WorkflowCache.Namespaces(
             write: cacheNamespace ?? CacheNamespace.standard, trusted: cacheTrust.map(trusted))
         settings.readOnly = cacheReadOnly
+        settings.maxSize = try? maxSize
         return settings
     }
 }

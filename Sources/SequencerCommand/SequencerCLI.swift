@@ -19,7 +19,7 @@ struct SequencerCLI: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, CheckCommand.self, GraphCommand.self, RunsCommand.self, ShowCommand.self, TraceCommand.self,
             ResumeCommand.self, GCCommand.self, CleanCommand.self, WorkerCommand.self, ServeCommand.self,
-            NinjaCommand.self,
+            NinjaCommand.self, CacheCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

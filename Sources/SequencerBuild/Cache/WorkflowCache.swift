@@ -214,10 +214,12 @@ public final class WorkflowCache: ShellJobCache {
                 printed = file.digest
                 bytes += file.size
             }
-            let result = ActionResult(
+            var result = ActionResult(
                 outputs: outputs, printed: printed, preimage: preimage, duration: Double(duration.components.seconds)
                     + Double(duration.components.attoseconds) / 1e18,
                 storedAt: Int64(Date().timeIntervalSince1970 * 1000))
+            result.job = job.name
+            result.workflow = workflow
             let key = preimage.digest
             try await store.store(.result(result), for: key, in: namespaces.write)
             if job.depfile != nil { try await addDiscovered(preimage, declared: declared) }

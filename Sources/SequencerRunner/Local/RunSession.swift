@@ -150,6 +150,7 @@ package struct RunSession {
         }
 
         let figures = cache?.statistics.current
+        if let cache { trim(cache) }
         let summary = RunSummary(report: report, shell: shell, interrupted: control.interrupted, cache: figures)
         summary.print(to: console)
         if let trace = settings.trace { try writeTrace(to: trace, report: report, shell: shell) }
@@ -278,6 +279,18 @@ package struct RunSession {
             store: store, file: file, namespaces: settings.namespaces, expansions: expansions, restores: !self.settings.force,
             explain: explain,
             warn: { [output] in output.diagnostics($0) })
+    }
+
+    /// Keeps a directory cache to `--cache-max-size` after a run that stored something in it.
+    private func trim(_ cache: WorkflowCache) {
+        guard let limit = settings.cache?.maxSize, cache.statistics.current.stored > 0,
+              let directory = cache.store as? DirectoryCache, !directory.isReadOnly else { return }
+        do {
+            let collected = try directory.collect(maxSize: limit)
+            output.log.debug("cache trimmed", metadata: ["removed": "\(collected.removedFiles)", "size": "\(collected.sizeAfter)"])
+        } catch {
+            output.diagnostics("warning: the cache could not be trimmed to --cache-max-size: \(error)")
+        }
     }
 
     /// The up-to-date checks, when the run is journaled and some job has outputs.

@@ -7,6 +7,9 @@ package struct CacheSettings: Sendable, Hashable {
     package var location: String
     package var namespaces = WorkflowCache.Namespaces()
     package var readOnly = false
+    /// After a run, the least recently used entries go until the cache holds at most this many
+    /// bytes (a directory cache); nil: no limit.
+    package var maxSize: Int64?
 
     package init(location: String) {
         self.location = location

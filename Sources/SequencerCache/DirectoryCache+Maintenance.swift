@@ -1,0 +1,200 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+public import Foundation
+
+/// What `sequencer cache stats`, `ls`, `verify` and `gc` do to a directory cache. Each is safe
+/// while other processes use the cache: a file removed under a reader makes its result
+/// incomplete (the job runs), never wrong.
+extension DirectoryCache {
+    /// How much a cache holds.
+    public struct Usage: Sendable, Hashable, Codable {
+        public var blobs = 0
+        public var blobBytes: Int64 = 0
+        /// Results, by namespace.
+        public var results: [String: Int] = [:]
+        /// Sets of inputs found by depfiles, and names of jobs' latest results.
+        public var otherRecords = 0
+        public var recordBytes: Int64 = 0
+        /// Files in `tmp/`: writes in progress, or left by a writer that was killed.
+        public var temporaries = 0
+
+        public var totalBytes: Int64 { blobBytes + recordBytes }
+    }
+
+    /// A result as `ls` lists it.
+    public struct Listed: Sendable, Hashable {
+        public var namespace: String
+        public var key: CacheDigest
+        public var result: ActionResult
+        /// When it was last used (stored or restored).
+        public var usedAt: Date
+    }
+
+    /// What `verify` found, and what it removed when repairing.
+    public struct Verification: Sendable, Hashable, Codable {
+        public var blobsChecked = 0
+        public var recordsChecked = 0
+        /// Blobs whose bytes do not match their names.
+        public var damagedBlobs: [String] = []
+        /// Records that cannot be read.
+        public var damagedRecords: [String] = []
+        /// Results that name a blob that is not there (never served; `gc` removes them).
+        public var incompleteResults: [String] = []
+
+        public var isClean: Bool { damagedBlobs.isEmpty && damagedRecords.isEmpty && incompleteResults.isEmpty }
+    }
+
+    /// What `gc` removed.
+    public struct Collection: Sendable, Hashable, Codable {
+        public var removedFiles = 0
+        public var freedBytes: Int64 = 0
+        public var sizeAfter: Int64 = 0
+    }
+
+    /// How much the cache holds now.
+    public func usage() -> Usage {
+        var usage = Usage()
+        for file in files(under: "cas") {
+            usage.blobs += 1
+            usage.blobBytes += file.size
+        }
+        for file in files(under: "ac") {
+            usage.recordBytes += file.size
+            let parts = file.path.split(separator: "/")
+            guard parts.count >= 3, let data = FileManager.default.contents(atPath: file.path),
+                  let record = try? JSONDecoder().decode(CacheRecord.self, from: data) else { continue }
+            if case .result = record {
+                usage.results[String(parts[parts.count - 3]), default: 0] += 1
+            } else {
+                usage.otherRecords += 1
+            }
+        }
+        usage.temporaries = ((try? FileManager.default.contentsOfDirectory(atPath: path + "/tmp")) ?? []).count
+        return usage
+    }
+
+    /// The results kept in `namespaces` (every namespace when nil), the most recently used first.
+    public func results(in namespaces: [String]? = nil) -> [Listed] {
+        var listed: [Listed] = []
+        for file in files(under: "ac") {
+            let parts = file.path.split(separator: "/")
+            guard parts.count >= 3, let key = CacheDigest(hex: String(parts[parts.count - 1])) else { continue }
+            let namespace = String(parts[parts.count - 3])
+            guard namespaces?.contains(namespace) ?? true, let data = FileManager.default.contents(atPath: file.path),
+                  case .result(let result)? = try? JSONDecoder().decode(CacheRecord.self, from: data) else { continue }
+            listed.append(Listed(namespace: namespace, key: key, result: result, usedAt: file.modified))
+        }
+        return listed.sorted { $0.usedAt > $1.usedAt }
+    }
+
+    /// Reads every blob and record back; with `repair`, removes what is damaged, and results
+    /// whose blobs are gone.
+    public func verify(repair: Bool) throws -> Verification {
+        if repair { try checkWritable() }
+        var found = Verification()
+        for file in files(under: "cas") {
+            found.blobsChecked += 1
+            let name = (file.path as NSString).lastPathComponent
+            guard let digest = CacheDigest(hex: name), CacheDigest.ofFile(file.path)?.digest == digest else {
+                found.damagedBlobs.append(file.path)
+                if repair { unlink(file.path) }
+                continue
+            }
+        }
+        for file in files(under: "ac") {
+            found.recordsChecked += 1
+            guard let data = FileManager.default.contents(atPath: file.path),
+                  let record = try? JSONDecoder().decode(CacheRecord.self, from: data) else {
+                found.damagedRecords.append(file.path)
+                if repair { unlink(file.path) }
+                continue
+            }
+            if case .result(let result) = record,
+               result.blobs.contains(where: { !FileManager.default.fileExists(atPath: blobPath($0)) }) {
+                found.incompleteResults.append(file.path)
+                if repair { unlink(file.path) }
+            }
+        }
+        return found
+    }
+
+    /// Removes what is least recently used until the cache holds at most `maxSize` bytes (no
+    /// limit when nil), then results whose blobs are gone, and temporary files older than
+    /// `staleAfter` (left by writers that were killed).
+    public func collect(maxSize: Int64?, staleAfter: TimeInterval = 3600) throws -> Collection {
+        try checkWritable()
+        var collection = Collection()
+        func remove(_ file: CacheFile) {
+            if unlink(file.path) == 0 {
+                collection.removedFiles += 1
+                collection.freedBytes += file.size
+            }
+        }
+        let cutoff = Date(timeIntervalSinceNow: -staleAfter)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path + "/tmp")) ?? [] {
+            let file = path + "/tmp/" + name
+            if let info = Self.info(file), info.modified < cutoff { remove(info) }
+        }
+        var all = files(under: "cas") + files(under: "ac")
+        var size = all.reduce(Int64(0)) { $0 + $1.size }
+        if let maxSize, size > maxSize {
+            all.sort { $0.modified < $1.modified }
+            for file in all where size > maxSize {
+                remove(file)
+                size -= file.size
+            }
+        }
+        // Results whose blobs went: never served, so of no use.
+        for file in files(under: "ac") {
+            guard let data = FileManager.default.contents(atPath: file.path),
+                  case .result(let result)? = try? JSONDecoder().decode(CacheRecord.self, from: data) else { continue }
+            if result.blobs.contains(where: { !FileManager.default.fileExists(atPath: blobPath($0)) }) {
+                remove(file)
+                size -= file.size
+            }
+        }
+        collection.sizeAfter = max(0, size)
+        return collection
+    }
+
+    // MARK: Walking
+
+    struct CacheFile {
+        var path: String
+        var size: Int64
+        var modified: Date
+    }
+
+    /// The files under `cas` or `ac`, at any depth.
+    func files(under top: String) -> [CacheFile] {
+        var found: [CacheFile] = []
+        var pending = [path + "/" + top]
+        while let directory = pending.popLast() {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+                let child = directory + "/" + name
+                var status = stat()
+                guard lstat(child, &status) == 0 else { continue }
+                if (status.st_mode & S_IFMT) == S_IFDIR {
+                    pending.append(child)
+                } else if (status.st_mode & S_IFMT) == S_IFREG, let info = Self.info(child, status) {
+                    found.append(info)
+                }
+            }
+        }
+        return found
+    }
+
+    static func info(_ path: String, _ known: stat? = nil) -> CacheFile? {
+        var status = known ?? stat()
+        if known == nil, lstat(path, &status) != 0 { return nil }
+        #if canImport(Darwin)
+        let seconds = Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1e9
+        #else
+        let seconds = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        #endif
+        return CacheFile(path: path, size: Int64(status.st_size), modified: Date(timeIntervalSince1970: seconds))
+    }
+}
