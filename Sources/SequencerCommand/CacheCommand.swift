@@ -47,11 +47,11 @@ struct CacheCommand: AsyncParsableCommand {
                 return
             }
             print("cache \(cache.path)")
-            print("  \(usage.blobs) blobs, \(CacheCommand.bytes(usage.blobBytes))")
+            print("  \(usage.blobs) blobs, \(byteCountText(usage.blobBytes))")
             let results = usage.results.sorted { $0.key < $1.key }.map { "\($0.value) in \($0.key)" }
             print("  \(usage.results.values.reduce(0, +)) results" + (results.isEmpty ? "" : " (" + results.joined(separator: ", ") + ")"))
             print("  \(usage.otherRecords) other records (depfiles' inputs, jobs' latest results)")
-            print("  \(CacheCommand.bytes(usage.totalBytes)) in all" + (usage.temporaries > 0 ? "; \(usage.temporaries) files in tmp/" : ""))
+            print("  \(byteCountText(usage.totalBytes)) in all" + (usage.temporaries > 0 ? "; \(usage.temporaries) files in tmp/" : ""))
         }
     }
 
@@ -77,7 +77,7 @@ struct CacheCommand: AsyncParsableCommand {
                 let bytes = result.outputs.reduce(Int64(0)) { $0 + $1.size }
                 let job = [result.workflow, result.job].compactMap { $0 }.joined(separator: ": ")
                 print("\(entry.key.short)  \(entry.namespace)  \(formatter.string(from: entry.usedAt))  "
-                      + "\(result.outputs.count) output\(result.outputs.count == 1 ? "" : "s"), \(CacheCommand.bytes(bytes)), "
+                      + "\(result.outputs.count) output\(result.outputs.count == 1 ? "" : "s"), \(byteCountText(bytes)), "
                       + "ran \(String(format: "%.1f", result.duration))s  \(job.isEmpty ? "(unnamed)" : job)")
             }
         }
@@ -161,8 +161,8 @@ struct CacheCommand: AsyncParsableCommand {
             if json {
                 print(JSONText.encode(collection, pretty: true))
             } else {
-                print("removed \(collection.removedFiles) files (\(CacheCommand.bytes(collection.freedBytes))); "
-                      + "the cache holds \(CacheCommand.bytes(collection.sizeAfter))")
+                print("removed \(collection.removedFiles) files (\(byteCountText(collection.freedBytes))); "
+                      + "the cache holds \(byteCountText(collection.sizeAfter))")
             }
         }
     }
@@ -188,12 +188,4 @@ struct CacheCommand: AsyncParsableCommand {
         return Int64(number * pow(binary ? 1024 : 1000, Double(power)))
     }
 
-    /// `340 B`, `12 KB`, `1.2 MB`, `3.4 GB`
-    static func bytes(_ count: Int64) -> String {
-        let value = Double(count)
-        if count < 1_000 { return "\(count) B" }
-        if count < 1_000_000 { return "\(Int((value / 1_000).rounded())) KB" }
-        if count < 1_000_000_000 { return String(format: "%.1f MB", value / 1_000_000) }
-        return String(format: "%.1f GB", value / 1_000_000_000)
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Sequencer
 import SequencerBuild
+import SequencerOutput
 import SequencerWorkflowFile
 
 /// The lines printed when a run ends: the counts, the time, the critical path and what failed.
@@ -58,18 +59,9 @@ struct RunSummary {
         if cache.notStored > 0 { stored += " (\(cache.notStored) not stored)" }
         if cache.failedRestores > 0 { stored += ", \(cache.failedRestores) not restored" }
         parts.append(stored)
-        parts.append("\(bytes(cache.bytesRestored)) restored, \(bytes(cache.bytesStored)) stored")
+        parts.append("\(byteCountText(cache.bytesRestored)) restored, \(byteCountText(cache.bytesStored)) stored")
         if cache.hits > 0 { parts.append("saved \(seconds(.milliseconds(Int64(cache.secondsSaved * 1000))))") }
         return "cache: " + parts.joined(separator: "; ")
-    }
-
-    /// `340 B`, `12 KB`, `1.2 MB`, `3.4 GB`
-    static func bytes(_ count: Int64) -> String {
-        let value = Double(count)
-        if count < 1_000 { return "\(count) B" }
-        if count < 1_000_000 { return "\(Int((value / 1_000).rounded())) KB" }
-        if count < 1_000_000_000 { return String(format: "%.1f MB", value / 1_000_000) }
-        return String(format: "%.1f GB", value / 1_000_000_000)
     }
 
     static func name(of status: JobStatus) -> String {
