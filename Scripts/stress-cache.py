@@ -245,8 +245,9 @@ def kill(args, root, iteration, delay_range, totals):
     totals["runs"] += 1
     temporaries = os.listdir(os.path.join(cache, "tmp")) if os.path.isdir(os.path.join(cache, "tmp")) else []
     totals["partial"] += bool(temporaries)
-    try:
-        verify(args.sequencer, cache, f"{where} (after {delay:.3f} s; {len(temporaries)} files in tmp/)", args.timeout)
+    try:  # killed before the cache was made (it has no FORMAT yet): nothing to verify
+        if os.path.exists(os.path.join(cache, "FORMAT")):
+            verify(args.sequencer, cache, f"{where} (after {delay:.3f} s; {len(temporaries)} files in tmp/)", args.timeout)
     except Failure as failure:
         raise Failure(f"{failure}\nthe killed run's stderr ends:\n{tail(stderr)}")
     report = wait_all([("fresh checkout",) + start(args.sequencer, fresh, cache, logs, "fresh")], args.timeout,

@@ -52,7 +52,7 @@ struct CacheOptions: ParsableArguments {
         let location = noCache ? nil : cache ?? ProcessInfo.processInfo.environment["SEQUENCER_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
         guard let location else { return nil }
         var settings = CacheSettings(location: location)
-        settings.namespaces = WorkflowCache.Namespaces(
+        settings.namespaces = CacheNamespaces(
             write: cacheNamespace ?? CacheNamespace.standard, trusted: cacheTrust.map(trusted))
         settings.readOnly = cacheReadOnly
         settings.maxSize = try? maxSize

@@ -47,7 +47,7 @@ import Testing
     }
 
     private func cache(
-        _ file: WorkflowFile, path: String, namespaces: WorkflowCache.Namespaces = .init(), store: (any CacheStore)? = nil
+        _ file: WorkflowFile, path: String, namespaces: CacheNamespaces = .init(), store: (any CacheStore)? = nil
     ) -> WorkflowCache {
         let said = said
         return WorkflowCache(
@@ -166,7 +166,7 @@ import Testing
     @Test func anUntrustedNamespaceIsNeverRead() async throws {
         let tools = try tool(in: "bin")
         let (ada, adaRoot) = try checkout("ada")
-        let feature = WorkflowCache.Namespaces(write: "feature")
+        let feature = CacheNamespaces(write: "feature")
         #expect(feature.trusted == ["feature", "main"])
         // The feature branch stores a result (poisoned, say) under the job's key.
         try await run(cache(ada, path: tools, namespaces: feature), adaRoot) { root in

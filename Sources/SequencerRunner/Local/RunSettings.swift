@@ -1,11 +1,11 @@
 import Sequencer
-package import SequencerBuild
+package import SequencerCache
 
 /// The cache a run uses: where it is, and its namespaces.
 package struct CacheSettings: Sendable, Hashable {
     /// A directory (see `CacheLocation`).
     package var location: String
-    package var namespaces = WorkflowCache.Namespaces()
+    package var namespaces = CacheNamespaces()
     package var readOnly = false
     /// After a run, the least recently used entries go until the cache holds at most this many
     /// bytes (a directory cache); nil: no limit.

@@ -1,6 +1,6 @@
 import Foundation
 import Sequencer
-import SequencerBuild
+import SequencerCache
 import SequencerOutput
 import SequencerWorkflowFile
 

@@ -1,4 +1,4 @@
-import Sequencer
+import Synchronization
 
 /// What a run's cache did: hits, misses, what was stored, the bytes each way, and the time the
 /// hits saved (how long their jobs ran when they were stored). Safe to read while jobs run.
@@ -27,14 +27,14 @@ public final class CacheStatistics: Sendable {
         public var isEmpty: Bool { hits + misses == 0 }
     }
 
-    private let figures = Locked(Figures())
+    private let figures = Mutex(Figures())
 
     public init() {}
 
     /// The figures now.
     public var current: Figures { figures.withLock { $0 } }
 
-    func update(_ change: (inout Figures) -> Void) {
+    package func update(_ change: (inout Figures) -> Void) {
         figures.withLock { change(&$0) }
     }
 }

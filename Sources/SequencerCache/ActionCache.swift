@@ -1,0 +1,336 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// One job (a workflow file's) or edge (a ninja build's) as the cache sees it: what went into
+/// its key, and who it is for people and for `--explain`.
+public struct CacheAction: Sendable {
+    /// For people, in messages: the job's name, or the edge's first output.
+    public var name: String
+    /// The workflow (its file, relative to the root, or `build.ninja`) and the job in it: the
+    /// name its latest result is kept under, for `--explain` and `cache ls`.
+    public var workflow: String
+    public var job: String
+    /// What goes into its key before it runs: everything but the inputs its depfile finds.
+    public var declared: KeyPreimage
+    /// Whether it has a depfile: it is then looked up in two steps.
+    public var discovers: Bool
+
+    public init(name: String, workflow: String, job: String, declared: KeyPreimage, discovers: Bool) {
+        (self.name, self.workflow, self.job, self.declared, self.discovers) = (name, workflow, job, declared, discovers)
+    }
+}
+
+/// Where a run writes, and whom it trusts.
+public struct CacheNamespaces: Sendable, Hashable {
+    /// Where results are stored (`--cache-namespace`).
+    public var write: String
+    /// Where results are looked for, in order (`--cache-trust`): a writer of another namespace
+    /// can never change what these give.
+    public var trusted: [String]
+
+    /// By default a run trusts what it writes, then `main`.
+    public init(write: String = CacheNamespace.standard, trusted: [String]? = nil) {
+        self.write = write
+        self.trusted = trusted ?? (write == CacheNamespace.standard ? [write] : [write, CacheNamespace.standard])
+    }
+}
+
+/// The cache's side of running an action, whatever runs it: before, a look-up that restores a
+/// complete entry; after a success, a check that nothing changed while it ran, then the store.
+///
+/// An action with a depfile is looked up in two steps, as ccache's direct mode does: its first
+/// key (everything declared) names the sets of inputs its depfile found on the runs stored so
+/// far; each set, hashed as the files are here, gives a second key, of a result. A checkout
+/// with no depfile yet still hits.
+///
+/// Nothing the cache does fails an action: what cannot be done is said (`warn`), and it runs.
+public final class ActionCache: Sendable {
+    /// How many sets of discovered inputs an action's first key keeps, newest first.
+    public static let discoveredSets = 8
+
+    public let store: any CacheStore
+    public let root: ProjectRoot
+    public let namespaces: CacheNamespaces
+    public let statistics = CacheStatistics()
+    /// Whether entries are restored (`--force` runs every action, and stores what it made).
+    private let restores: Bool
+    private let explain: (@Sendable (_ name: String, _ words: String) -> Void)?
+    private let warn: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - explain: told, for each action, whether it was restored or why it missed
+    ///     (`--explain`); nil to work nothing of it out.
+    ///   - warn: told what could not be done (a restore that failed, a result not stored).
+    public init(
+        store: any CacheStore, root: ProjectRoot, namespaces: CacheNamespaces = CacheNamespaces(), restores: Bool = true,
+        explain: (@Sendable (String, String) -> Void)? = nil, warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        (self.store, self.root, self.namespaces, self.restores) = (store, root, namespaces, restores)
+        (self.explain, self.warn) = (explain, warn)
+    }
+
+    /// What a look-up did.
+    public enum Lookup: Sendable {
+        /// The outputs are in place, and the printed output at the path given: the action does
+        /// not run.
+        case restored(key: CacheDigest, result: ActionResult)
+        /// It runs; ``store(_:after:discovered:outputs:printedPath:duration:)`` takes its result.
+        case missed(Ticket)
+    }
+
+    /// What a miss hands to the store: when the action started, by the files' clock.
+    public struct Ticket: Sendable {
+        let started: Int64
+    }
+
+    /// Looks `action` up in the trusted namespaces, and restores its outputs when an entry is
+    /// complete.
+    /// - Parameter printedPath: where what it printed goes, when restored.
+    public func lookUp(_ action: CacheAction, printedPath: String) async -> Lookup {
+        let ticket = Ticket(started: Self.fileClock())
+        do {
+            var explained = !restores
+            for key in try await resultKeys(of: action) where restores {
+                switch try await store.record(for: key, in: namespaces.trusted) {
+                case .found(.result(let result), let namespace):
+                    if await restore(result, of: action, key: key, printedPath: printedPath) {
+                        explain?(action.name, "restored from the cache (key \(key.short), namespace \(namespace))")
+                        return .restored(key: key, result: result)
+                    }
+                    explained = true
+                case .incomplete(let missing, let namespace):
+                    explain?(action.name, "not restored: its entry in the cache (key \(key.short), namespace \(namespace)) "
+                             + "is incomplete, blob \(missing.short) is gone")
+                    explained = true
+                case .found, .missing: continue
+                }
+                break
+            }
+            if let explain, !explained { explain(action.name, "not in the cache: " + (try await whyMissed(action))) }
+        } catch {
+            warn("sequencer: \(action.name): the cache could not be read (\(error)); it runs")
+        }
+        statistics.update { $0.misses += 1 }
+        return .missed(ticket)
+    }
+
+    // MARK: Looking up
+
+    /// The keys of the results that may be the action's: its own without a depfile; one for
+    /// each set of inputs its depfile found before, with one.
+    private func resultKeys(of action: CacheAction) async throws -> [CacheDigest] {
+        guard action.discovers else { return [action.declared.digest] }
+        guard case .found(.discovered(let sets), _) = try await store.record(
+            for: Self.firstKey(action.declared), in: namespaces.trusted) else { return [] }
+        return sets.compactMap { discovered($0, into: action.declared)?.digest }
+    }
+
+    /// The first key of an action with a depfile: where the sets of inputs it found are kept.
+    static func firstKey(_ declared: KeyPreimage) -> CacheDigest {
+        declared.adding([KeyPreimage.Entry(.format, "lookup", "discovered inputs")]).digest
+    }
+
+    /// `declared` with the files of `set` (relative to the root, or absolute) by content as
+    /// they are now; nil when one is missing (the set cannot be this run's).
+    private func discovered(_ set: [String], into declared: KeyPreimage) -> KeyPreimage? {
+        var entries: [KeyPreimage.Entry] = []
+        for path in set {
+            guard let digest = CacheDigest.ofFile(resolve(path))?.digest else { return nil }
+            entries.append(.init(.discovered, path, digest.hex))
+        }
+        return declared.adding(entries)
+    }
+
+    /// Why `action` missed, against its latest entry in a trusted namespace.
+    private func whyMissed(_ action: CacheAction) async throws -> String {
+        let latest = KeyPreimage.latestKey(workflow: action.workflow, job: action.job)
+        guard case .found(.latest(let key), let namespace) = try await store.record(for: latest, in: namespaces.trusted) else {
+            return "no entry for it yet" + (action.discovers ? " (nor for its depfile's inputs)" : "")
+        }
+        let nearest: ActionResult
+        switch try await store.record(for: key, in: [namespace]) {
+        case .found(.result(let result), _): nearest = result
+        case .incomplete(let missing, _): return "its nearest entry (key \(key.short)) is incomplete: blob \(missing.short) is gone"
+        default: return "its nearest entry (key \(key.short)) is gone"
+        }
+        // The nearest entry's discovered inputs, as they are here.
+        var mine = action.declared
+        if action.discovers {
+            let names = nearest.preimage.entries.filter { $0.kind == .discovered }.map(\.name)
+            mine = mine.adding(names.map { .init(.discovered, $0, CacheDigest.ofFile(resolve($0))?.digest.hex ?? "missing") })
+        }
+        let difference = mine.firstDifference(from: nearest.preimage) ?? "the same inputs, stored under another key"
+        return "\(difference), against its nearest entry (key \(key.short))"
+    }
+
+    // MARK: Restoring
+
+    /// Writes the result's outputs and printed output in place; false (said) when one fails.
+    private func restore(_ result: ActionResult, of action: CacheAction, key: CacheDigest, printedPath: String) async -> Bool {
+        do {
+            var bytes: Int64 = 0
+            for output in result.outputs {
+                let target = resolve(output.path)
+                let parent = (target as NSString).deletingLastPathComponent
+                if !parent.isEmpty { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+                try await store.fetchBlob(output.digest, to: target)
+                if output.executable { chmod(target, 0o755) }
+                bytes += output.size
+            }
+            if let printed = result.printed { try await store.fetchBlob(printed, to: printedPath) }
+            statistics.update {
+                $0.hits += 1
+                $0.bytesRestored += bytes
+                $0.secondsSaved += result.duration
+            }
+            return true
+        } catch {
+            statistics.update { $0.failedRestores += 1 }
+            warn("sequencer: \(action.name): its entry in the cache (key \(key.short)) could not be restored (\(error)); it runs")
+            return false
+        }
+    }
+
+    // MARK: Storing
+
+    /// Stores the result of `action`, which just succeeded, unless an input changed while it
+    /// ran (bazel#3360): a declared one whose content is not what it was before (`after`, the
+    /// declared pre-image taken again now), or one its depfile found written since it started.
+    /// - Parameters:
+    ///   - discovered: the files its depfile named (as written, or absolute), declared ones
+    ///     among them or not.
+    ///   - outputs: the files it made, absolute.
+    ///   - printedPath: a file holding what it printed, if it printed anything.
+    public func store(
+        _ action: CacheAction, ticket: Ticket, after: KeyPreimage, discovered: [String], outputs: [String], printedPath: String?,
+        duration: Duration
+    ) async {
+        guard !store.isReadOnly else { return }
+        do {
+            guard let preimage = checkedAgain(action, ticket: ticket, after: after, discovered: discovered) else {
+                statistics.update { $0.notStored += 1 }
+                return
+            }
+            var stored: [ActionResult.Output] = []
+            var bytes: Int64 = 0
+            for path in outputs {
+                guard Self.isRegularFile(path), let file = CacheDigest.ofFile(path) else {
+                    throw CacheError(.io, location: path, "an output is not a file it made")
+                }
+                try await store.storeBlob(file.digest, from: path)
+                stored.append(.init(path: root.relative(path), digest: file.digest, size: file.size, executable: access(path, X_OK) == 0))
+                bytes += file.size
+            }
+            var printed: CacheDigest?
+            if let printedPath, let file = CacheDigest.ofFile(printedPath), file.size > 0 {
+                try await store.storeBlob(file.digest, from: printedPath)
+                printed = file.digest
+                bytes += file.size
+            }
+            var result = ActionResult(
+                outputs: stored, printed: printed, preimage: preimage,
+                duration: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18,
+                storedAt: Int64(Date().timeIntervalSince1970 * 1000))
+            (result.job, result.workflow) = (action.job, action.workflow)
+            let key = preimage.digest
+            try await store.store(.result(result), for: key, in: namespaces.write)
+            if action.discovers { try await addDiscovered(preimage, declared: action.declared) }
+            try await store.store(.latest(key), for: KeyPreimage.latestKey(workflow: action.workflow, job: action.job), in: namespaces.write)
+            statistics.update {
+                $0.stored += 1
+                $0.bytesStored += bytes
+            }
+        } catch {
+            statistics.update { $0.notStored += 1 }
+            warn("sequencer: \(action.name): its result is not stored in the cache: \(error)")
+        }
+    }
+
+    /// Counts a result not stored, and says why.
+    public func warnNotStored(_ name: String, _ why: String) {
+        statistics.update { $0.notStored += 1 }
+        warn("sequencer: \(name): its result is not stored in the cache: \(why)")
+    }
+
+    /// The action's pre-image as it ran (with what its depfile found), or nil (said) when an
+    /// input changed while it ran.
+    private func checkedAgain(_ action: CacheAction, ticket: Ticket, after: KeyPreimage, discovered: [String]) -> KeyPreimage? {
+        if let difference = after.firstDifference(from: action.declared) {
+            warn("sequencer: \(action.name): its result is not stored in the cache: an input changed while it ran (\(difference))")
+            return nil
+        }
+        guard action.discovers else { return action.declared }
+        let known = Set(action.declared.entries.filter { $0.kind == .input || $0.kind == .volatile }.map(\.name))
+        var set: [String] = []
+        for name in discovered {
+            let relative = root.relative(name)
+            guard !known.contains(relative), !set.contains(relative) else { continue }
+            // Written since the action started, or in the same tick of the files' clock: it may
+            // have changed while it ran (ccache's "too new" files).
+            if let modified = Self.modificationTime(of: resolve(relative)), modified >= ticket.started {
+                warn("sequencer: \(action.name): its result is not stored in the cache: \(relative), found by its depfile, "
+                     + "changed while it ran")
+                return nil
+            }
+            set.append(relative)
+        }
+        guard let preimage = self.discovered(set, into: action.declared) else {
+            warn("sequencer: \(action.name): its result is not stored in the cache: a file its depfile names is missing")
+            return nil
+        }
+        return preimage
+    }
+
+    /// Adds the discovered inputs of `preimage` to the sets under the action's first key.
+    private func addDiscovered(_ preimage: KeyPreimage, declared: KeyPreimage) async throws {
+        let set = preimage.entries.filter { $0.kind == .discovered }.map(\.name)
+        let first = Self.firstKey(declared)
+        var sets: [[String]] = []
+        if case .found(.discovered(let known), _) = try await store.record(for: first, in: [namespaces.write]) { sets = known }
+        sets.removeAll { $0 == set }
+        sets.insert(set, at: 0)
+        try await store.store(.discovered(Array(sets.prefix(Self.discoveredSets))), for: first, in: namespaces.write)
+    }
+
+    // MARK: Files
+
+    /// A path the cache keeps (relative to the root, or absolute), absolute here.
+    public func resolve(_ path: String) -> String {
+        path.hasPrefix("/") ? path : root.path + "/" + path
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// A file's modification time, in nanoseconds since 1970.
+    private static func modificationTime(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        return Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
+    }
+
+    /// Now, by the clock files' times are taken from (in nanoseconds since 1970): Linux stamps
+    /// a file with its coarse clock, which lags the precise one by up to a tick, so a file
+    /// written after this moment has a time no earlier than it.
+    static func fileClock() -> Int64 {
+        var now = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        let lag: Int64 = 0
+        #else
+        clock_gettime(CLOCK_REALTIME, &now)
+        let lag: Int64 = 10_000_000
+        #endif
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - lag
+    }
+}
