@@ -2,19 +2,17 @@
 """Stress test of the shared output cache (`sequencer run --cache DIR`): many processes filling
 one cache at once, and processes killed with SIGKILL while they store their outputs.
 
-Phase 1, each iteration in fresh directories with a cache of its own: K checkouts of the same
-workflow (60 jobs, at different absolute paths; outputs from 100 B to 5 MB, many jobs making the
-same bytes, so that several processes store the same blob at once) run at the same time against
-the cache. All must succeed; `sequencer cache verify` must then find no damage and the cache's
-tmp/ must be empty; a fresh checkout must then restore every job (hits = jobs, no miss), and
-every output of every checkout must hold exactly the bytes its command makes.
+Phase 1 (--iterations, each in fresh directories with a cache of its own): K checkouts of one
+workflow of 60 jobs, at different absolute paths (outputs of 100 B to 5 MB; many jobs make the
+same bytes, so several processes store one blob at once), run at once against the cache. All
+must succeed and store or find every result; `cache verify` must find no damage, tmp/ must be
+empty, and a fresh checkout must restore every job; every output must hold the expected bytes.
 
-Phase 2, each kill in fresh directories: a checkout of 8 jobs that each write 20 MB is run
-against a new cache and, after a random delay spread over the length of a whole run, killed
-with SIGKILL (its process group and the jobs' processes too). `cache verify` must then find no
-damaged blob or record and no incomplete result (files left in tmp/ are allowed: nothing serves
-them), and a fresh checkout must run against the cache with every output, restored or made,
-holding exactly the expected bytes.
+Phase 2 (--kills, each in fresh directories): a run of 8 jobs writing 20 MB each is killed with
+SIGKILL (process group and jobs too) after a random delay spread over a whole run's length.
+`cache verify` must find no damaged blob or record and no incomplete result (files left in tmp/
+are allowed: nothing serves them), and a fresh checkout must then succeed with every output,
+restored or made, holding the expected bytes.
 
     python3 Scripts/stress-cache.py .build/debug/sequencer --iterations 2 --kills 3
     python3 Scripts/stress-cache.py .build/release/sequencer --iterations 50 --checkouts 6 --kills 100
@@ -25,6 +23,7 @@ import argparse
 import hashlib
 import json
 import os
+import pathlib
 import random
 import shutil
 import signal
@@ -94,21 +93,15 @@ def describe(data):
 def check_outputs(path, jobs, where):
     for name, (_, _, outputs) in jobs.items():
         for output, expected in outputs.items():
-            try:
-                with open(os.path.join(path, output), "rb") as file:
-                    got = file.read()
-            except FileNotFoundError:
-                got = None
+            target = os.path.join(path, output)
+            got = pathlib.Path(target).read_bytes() if os.path.isfile(target) else None
             if got != expected:
                 raise Failure(f"{where}: job {name}: {output}: expected {describe(expected)}, got {describe(got)}")
 
 
 def tail(path, lines=15):
-    try:
-        with open(path, errors="replace") as file:
-            return "".join(file.readlines()[-lines:])
-    except FileNotFoundError:
-        return "(no output)"
+    text = pathlib.Path(path).read_text(errors="replace") if os.path.exists(path) else "(no output)\n"
+    return "".join(text.splitlines(True)[-lines:])
 
 
 def descendants(pid):
@@ -122,34 +115,30 @@ def descendants(pid):
             except (OSError, IndexError, ValueError):
                 continue
             children.setdefault(parent, []).append(int(entry))
-    found, queue = [], [pid]
-    while queue:
-        for child in children.get(queue.pop(0), []):
-            found.append(child)
-            queue.append(child)
-    return found
+    found = [pid]
+    for parent in found:  # grows as it goes
+        found += children.get(parent, [])
+    return found[1:]
 
 
 def kill_tree(process):
-    below = descendants(process.pid)
-    for target in [process.pid] + below:  # the jobs run in process groups of their own
+    below = descendants(process.pid)  # the jobs run in process groups of their own
+    for target, send in [(process.pid, os.killpg)] + [(pid, os.kill) for pid in below]:
         try:
-            os.killpg(target, signal.SIGKILL) if target == process.pid else os.kill(target, signal.SIGKILL)
+            send(target, signal.SIGKILL)
         except ProcessLookupError:
             pass
     process.wait()
 
 
 def report_hang(process, name, stderr_path, seconds):
-    print(f"HANG: {name} (pid {process.pid}) did not end in {seconds} s; its last output:\n{tail(stderr_path)}")
-    sys.stdout.flush()
+    print(f"HANG: {name} (pid {process.pid}) did not end in {seconds} s; its last output:\n{tail(stderr_path)}", flush=True)
     subprocess.run(["ps", "-o", "pid,stat,wchan:24,args", "--ppid", str(process.pid)])
     if shutil.which("gdb"):
         subprocess.run(["gdb", "-p", str(process.pid), "-batch", "-nx", "-ex", "thread apply all bt"],
                        stdin=subprocess.DEVNULL, timeout=120)
     else:
         print("(no gdb: no stacks)")
-    sys.stdout.flush()
 
 
 def start(sequencer, path, cache, logs, name):
@@ -163,23 +152,26 @@ def start(sequencer, path, cache, logs, name):
 
 def wait_all(runs, timeout, where):
     """Waits for (name, process, stdout, stderr) runs, all started at once; returns their reports."""
-    deadline, reports = time.monotonic() + timeout, {}
+    deadline, hung, reports = time.monotonic() + timeout, [], {}
+    for name, process, _, stderr in runs:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            hung.append(name)
+            try:
+                report_hang(process, f"{where}, {name}", stderr, timeout)
+            finally:
+                kill_tree(process)
+    if hung:
+        raise Failure(f"{where}: {', '.join(hung)} hung (more than {timeout} s)")
     for name, process, stdout, stderr in runs:
         try:
-            status = process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for other, late, _, late_err in runs:
-                if late.poll() is None:
-                    report_hang(late, f"{where}, {other}", late_err, timeout)
-                    kill_tree(late)
-            raise Failure(f"{where}: {name} hung (more than {timeout} s)")
-        if status != 0:
-            raise Failure(f"{where}, {name}: exit status {status}; stderr ends:\n{tail(stderr)}")
-        try:
+            if process.returncode != 0:
+                raise ValueError(f"exit status {process.returncode}")
             with open(stdout) as file:
                 reports[name] = json.load(file)
         except ValueError as error:
-            raise Failure(f"{where}, {name}: no JSON report ({error}); stderr ends:\n{tail(stderr)}")
+            raise Failure(f"{where}, {name}: {error}; stderr ends:\n{tail(stderr)}")
     return reports
 
 
@@ -208,6 +200,11 @@ def fill(args, root, iteration, totals):
     reports = wait_all(runs, args.timeout, where)
     totals["runs"] += len(runs)
     totals["hits"] += sum(report["cache"]["hits"] for report in reports.values())
+    for name, report in reports.items():  # every result stored, or found stored by another run
+        stderr = pathlib.Path(logs, name.replace(" ", "-") + ".stderr").read_text(errors="replace")
+        warnings = [line for line in stderr.splitlines(True) if "cache" in line]
+        if report["cache"]["notStored"] or report["cache"]["hits"] + report["cache"]["stored"] != len(jobs):
+            raise Failure(f"{where}, {name}: cache {report['cache']} with {len(jobs)} jobs:\n{''.join(warnings)}")
     for k in range(args.checkouts):
         check_outputs(paths[k], jobs, f"{where}, checkout {k}")
     verify(args.sequencer, cache, where, args.timeout)
@@ -241,7 +238,6 @@ def kill(args, root, iteration, delay_range, totals):
     if process.poll() is None:
         totals["landed"] += 1
         kill_tree(process)
-    totals["kills"] += 1
     totals["runs"] += 1
     temporaries = os.listdir(os.path.join(cache, "tmp")) if os.path.isdir(os.path.join(cache, "tmp")) else []
     totals["partial"] += bool(temporaries)
@@ -290,14 +286,14 @@ def main():
         wait_all([("calibration run", process, stdout, stderr)], args.timeout, "phase 2")
         whole = time.monotonic() - began
         shutil.rmtree(root)
-        totals = {"runs": 0, "hits": 0, "kills": 0, "landed": 0, "partial": 0}
+        totals = {"runs": 0, "hits": 0, "landed": 0, "partial": 0}
         began = time.monotonic()
         for iteration in range(1, args.kills + 1):
             root = tempfile.mkdtemp(prefix="sequencer-stress-cache-")
             kill(args, root, iteration, whole * 1.1, totals)
             shutil.rmtree(root)
         print(f"phase 2 (kill -9 during upload, a whole run takes {whole:.2f} s): {args.kills} iterations, "
-              f"{totals['runs']} runs, {totals['hits']} hits (outputs restored after a kill), {totals['kills']} kills "
+              f"{totals['runs']} runs, {totals['hits']} hits (outputs restored after a kill), {args.kills} kills "
               f"({totals['landed']} before the run ended, {totals['partial']} leaving a partial write in tmp/), "
               f"{time.monotonic() - began:.1f} s", flush=True)
         root = None

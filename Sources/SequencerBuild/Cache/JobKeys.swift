@@ -32,7 +32,7 @@ public struct JobKeys: Sendable {
         self.file = file
         root = ProjectRoot(file.directory)
         self.hasher = hasher
-        tools = ToolIdentity(hasher: hasher)
+        tools = ToolIdentity()
         self.expansions = expansions
     }
 
@@ -62,8 +62,9 @@ public struct JobKeys: Sendable {
             .init(.workingDirectory, root.relative(directory)),
             .init(.timeout, job.timeout.map { "\($0.components.seconds).\($0.components.attoseconds)" } ?? "none"),
         ]
-        let tool = tools.identify(command: command, path: variables["PATH"], directory: directory)
-        entries.append(.init(.tool, tool.name, tool.digest ?? "not found"))
+        for tool in tools.identify(command: command, path: variables["PATH"], directory: directory) {
+            entries.append(.init(.tool, tool.name, tool.digest ?? "not found"))
+        }
         let declared = file.environment.merging(job.environment) { $1 }
         for (name, value) in declared { entries.append(.init(.environment, name, root.relativeText(value))) }
         let volatile = volatilePaths(of: job)

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// Which programs a command starts, by content: another compiler on `PATH` is another key
+/// (tensorflow/build#73, where the compiler's path was not in the key).
+///
+/// A command's tools are the first words of its simple commands (split at `&&`, `||`, `;` and
+/// `|`), after any `NAME=value` assignments, each looked up on the `PATH` as the shell would:
+/// `cd build && /usr/bin/cc -c a.c` starts `/usr/bin/cc`. A word of the shell's own (`cd`,
+/// `echo`, a parenthesis) is the shell's: `/bin/sh`. A tool's hash is kept while its size, time
+/// and inode stay, for the life of the identity.
+public final class ToolIdentity: Sendable {
+    private let known = Mutex<[String: (stamp: [Int64], digest: String)]>([:])
+
+    public init() {}
+
+    /// The command's tools, as written, each with its executable's SHA-256 (nil when it is not
+    /// found: the key says so, and the command runs to say why); `sh` for the shell's words.
+    public func identify(command: String, path: String?, directory: String) -> [(name: String, digest: String?)] {
+        var tools: [(name: String, digest: String?)] = []
+        for segment in Self.segments(of: command) {
+            guard let word = Self.firstWord(of: segment) else { continue }
+            let tool = identify(word: word, path: path, directory: directory)
+            if !tools.contains(where: { $0.name == tool.name }) { tools.append(tool) }
+        }
+        return tools.isEmpty ? [("sh", hash("/bin/sh"))] : tools
+    }
+
+    private func identify(word: String, path: String?, directory: String) -> (name: String, digest: String?) {
+        guard !Self.shellWords.contains(word) else { return ("sh", hash("/bin/sh")) }
+        if word.contains("/") { return (word, hash(word.hasPrefix("/") ? word : directory + "/" + word)) }
+        for entry in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
+            let folder = entry.isEmpty ? directory : entry.hasPrefix("/") ? String(entry) : directory + "/" + entry
+            let candidate = folder + "/" + word
+            if access(candidate, X_OK) == 0, let digest = hash(candidate) { return (word, digest) }
+        }
+        return (word, nil)
+    }
+
+    /// The SHA-256 of the file at `path`, in hex; nil when it is not a readable file.
+    private func hash(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
+        let stamp = [Int64(info.st_size), modified, Int64(bitPattern: UInt64(info.st_ino))]
+        if let cached = known.withLock({ $0[path] }), cached.stamp == stamp { return cached.digest }
+        guard let digest = CacheDigest.ofFile(path)?.digest.hex else { return nil }
+        known.withLock { $0[path] = (stamp, digest) }
+        return digest
+    }
+
+    /// The command's simple commands: split at `&&`, `||`, `;`, `|` and newlines (quotes are not
+    /// read: a split too many only keys one tool more).
+    static func segments(of command: String) -> [Substring] {
+        command.split(whereSeparator: { ";|&\n".contains($0) })
+    }
+
+    /// The command's first word after any variable assignments; nil for an empty command.
+    static func firstWord(of command: some StringProtocol) -> String? {
+        for token in command.split(whereSeparator: { $0.isWhitespace }) {
+            if let equals = token.firstIndex(of: "="), token[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+               token.first?.isLetter == true || token.first == "_" {
+                continue
+            }
+            // A word that starts with the shell's own punctuation is the shell's.
+            if let first = token.first, "({!;&|<>'\"$`\\#".contains(first) { return "(" }
+            return String(token)
+        }
+        return nil
+    }
+
+    /// Words the shell runs itself (keywords and the common built-ins).
+    static let shellWords: Set<String> = [
+        "(", "if", "then", "else", "fi", "for", "do", "done", "while", "until", "case", "{", "}", "!", "cd", "echo", "printf", "test", "[",
+        "true", "false", "exit", "export", "set", "unset", ":", ".", "source", "exec", "eval", "read", "shift", "trap", "wait", "umask",
+        "ulimit", "type", "command",
+    ]
+}
