@@ -120,7 +120,7 @@ let package = Package(
         // The ninja manifest language, its semantics and tools (`sequencer ninja`).
         .target(
             name: "SequencerNinja",
-            dependencies: ["Sequencer", "SequencerProcess", "SequencerHistory", "SequencerJournal", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Sequencer", "SequencerProcess", "SequencerHistory", "SequencerJournal", "SequencerCache", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What a run's cache did: hits, misses, what was stored, the bytes each way, and the time the
@@ -25,6 +26,27 @@ public final class CacheStatistics: Sendable {
 
         /// Whether the cache was asked about any job.
         public var isEmpty: Bool { hits + misses == 0 }
+
+        /// `cache: 12 hits, 3 misses; 3 stored; 1.2 MB restored, 340 KB stored; saved 14.2s`
+        public var line: String {
+            var parts = ["\(hits) hit\(hits == 1 ? "" : "s"), \(misses) miss\(misses == 1 ? "" : "es")"]
+            var kept = "\(stored) stored"
+            if notStored > 0 { kept += " (\(notStored) not stored)" }
+            if failedRestores > 0 { kept += ", \(failedRestores) not restored" }
+            parts.append(kept)
+            parts.append("\(CacheStatistics.text(bytes: bytesRestored)) restored, \(CacheStatistics.text(bytes: bytesStored)) stored")
+            if hits > 0 { parts.append("saved " + String(format: "%.1fs", secondsSaved)) }
+            return "cache: " + parts.joined(separator: "; ")
+        }
+    }
+
+    /// A number of bytes for people, in decimal units: `340 B`, `12 KB`, `1.2 MB`, `3.4 GB`.
+    public static func text(bytes count: Int64) -> String {
+        let value = Double(count)
+        if count < 1_000 { return "\(count) B" }
+        if count < 1_000_000 { return "\(Int((value / 1_000).rounded())) KB" }
+        if count < 1_000_000_000 { return String(format: "%.1f MB", value / 1_000_000) }
+        return String(format: "%.1f GB", value / 1_000_000_000)
     }
 
     private let figures = Mutex(Figures())

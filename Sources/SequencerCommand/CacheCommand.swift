@@ -47,11 +47,11 @@ struct CacheCommand: AsyncParsableCommand {
                 return
             }
             print("cache \(cache.path)")
-            print("  \(usage.blobs) blobs, \(byteCountText(usage.blobBytes))")
+            print("  \(usage.blobs) blobs, \(CacheStatistics.text(bytes: usage.blobBytes))")
             let results = usage.results.sorted { $0.key < $1.key }.map { "\($0.value) in \($0.key)" }
             print("  \(usage.results.values.reduce(0, +)) results" + (results.isEmpty ? "" : " (" + results.joined(separator: ", ") + ")"))
             print("  \(usage.otherRecords) other records (depfiles' inputs, jobs' latest results)")
-            print("  \(byteCountText(usage.totalBytes)) in all" + (usage.temporaries > 0 ? "; \(usage.temporaries) files in tmp/" : ""))
+            print("  \(CacheStatistics.text(bytes: usage.totalBytes)) in all" + (usage.temporaries > 0 ? "; \(usage.temporaries) files in tmp/" : ""))
         }
     }
 
@@ -77,7 +77,7 @@ struct CacheCommand: AsyncParsableCommand {
                 let bytes = result.outputs.reduce(Int64(0)) { $0 + $1.size }
                 let job = [result.workflow, result.job].compactMap { $0 }.joined(separator: ": ")
                 print("\(entry.key.short)  \(entry.namespace)  \(formatter.string(from: entry.usedAt))  "
-                      + "\(result.outputs.count) output\(result.outputs.count == 1 ? "" : "s"), \(byteCountText(bytes)), "
+                      + "\(result.outputs.count) output\(result.outputs.count == 1 ? "" : "s"), \(CacheStatistics.text(bytes: bytes)), "
                       + "ran \(String(format: "%.1f", result.duration))s  \(job.isEmpty ? "(unnamed)" : job)")
             }
         }
@@ -161,8 +161,8 @@ struct CacheCommand: AsyncParsableCommand {
             if json {
                 print(JSONText.encode(collection, pretty: true))
             } else {
-                print("removed \(collection.removedFiles) files (\(byteCountText(collection.freedBytes))); "
-                      + "the cache holds \(byteCountText(collection.sizeAfter))")
+                print("removed \(collection.removedFiles) files (\(CacheStatistics.text(bytes: collection.freedBytes))); "
+                      + "the cache holds \(CacheStatistics.text(bytes: collection.sizeAfter))")
             }
         }
     }

@@ -4,6 +4,7 @@ import SequencerJournal
 import SequencerProcess
 import Synchronization
 import SequencerHistory
+import SequencerCache
 
 /// Runs the edges a scan found out of date on Sequencer's engine: an edge is a job, its inputs'
 /// edges are its needs, a pool is a lane. Each job decides again, once its needs have ended,
@@ -33,6 +34,8 @@ struct NinjaBuilder: Sendable {
     let commandsToRun: Int
     /// Records the build in the journal (nil: not recorded).
     let history: NinjaHistory.Session?
+    /// The shared output cache (`SEQUENCER_CACHE`), if any.
+    let cache: NinjaCache?
     var recorder: JournalRecorder? { history?.recorder }
 
     /// How the build ended, in ninja's words (`build stopped: …`), nil when it succeeded.
@@ -222,11 +225,35 @@ struct NinjaBuilder: Sendable {
         let recordedStart = context.elapsed
         // A restat edge that rewrites nothing frees what waits on it at once.
         let outputsBefore = facts.restat ? outputs.map { hashes.digest($0) } : []
-        var (exit, output, outputPath) = await execute(facts, outputs: outputs, console: console, progress: progress, runner: runner)
+        // Restored from the cache, or run (and then stored, with `ticket`).
+        var ticket: (action: CacheAction, ticket: ActionCache.Ticket)?
+        var restored: (key: CacheDigest, discovered: [String])?
+        var exit: ProcessExit?, output: [UInt8] = [], outputPath: String?
+        if let cache, NinjaCache.caches(edge, facts: facts) {
+            let action = cache.action(edge, graph: graph, facts: facts, outputs: outputs)
+            let printed = progress.scratch.take()
+            defer { progress.scratch.give(printed) }
+            // A scratch file holds the last command's output: a result that printed nothing writes none.
+            unlink(printed)
+            switch await cache.cache.lookUp(action, printedPath: printed) {
+            case .restored(let key, let result):
+                restored = (key, cache.discovered(in: result))
+                exit = .exited(0)
+                output = FileManager.default.contents(atPath: printed).map { [UInt8]($0) } ?? []
+                outputPath = recorder == nil ? nil : outputDirectory + "/\(progress.outputs.add(1, ordering: .relaxed).newValue)"
+            case .missed(let missed):
+                ticket = (action, missed)
+            }
+        }
+        if restored == nil {
+            (exit, output, outputPath) = await execute(
+                facts, outputs: outputs, console: console, progress: progress, runner: runner,
+                environment: ticket != nil ? cache?.environment ?? environment : environment)
+        }
         var success = exit?.succeeded ?? false
-        var discovered: [String] = []
+        var discovered: [String] = restored?.discovered ?? []
         // Even after a failure, as ninja: the output loses its include lines, the depfile goes.
-        if !facts.deps.isEmpty {
+        if !facts.deps.isEmpty, restored == nil {
             do {
                 (discovered, output) = try DiscoveredInputs.extract(facts: facts, output: output, keepDepfile: options.keepDepfiles)
             } catch {
@@ -242,7 +269,8 @@ struct NinjaBuilder: Sendable {
             recorder.recordAttempt(NewAttempt(
                 job: outputs[0], attempt: 1, startedAt: recorder.time(at: recordedStart), endedAt: recorder.time(at: context.elapsed),
                 end: success ? .succeeded : .failed,
-                exit: success ? "exit code 0" : exit.map { $0.succeeded ? "depfile unreadable" : $0.description } ?? "could not start",
+                exit: restored.map { "restored from the cache (key \($0.key.short))" }
+                    ?? (success ? "exit code 0" : exit.map { $0.succeeded ? "depfile unreadable" : $0.description } ?? "could not start"),
                 exitCode: exit.flatMap { if case .exited(let code) = $0 { Int(code) } else { nil } },
                 signal: exit.flatMap { if case .signaled(let signal) = $0 { Int(signal) } else { nil } },
                 output: keep(output, at: outputPath).map { .file($0) } ?? .none))
@@ -256,6 +284,10 @@ struct NinjaBuilder: Sendable {
             let failures = progress.failures.add(1, ordering: .relaxed).newValue
             if failures >= options.failuresAllowed { progress.stopped.store(true, ordering: .relaxed) }
             throw CommandFailed(exit: exit.map { $0.succeeded ? "its depfile could not be read" : $0.description } ?? "could not start")
+        }
+        if let ticket, let cache {
+            await store(ticket, cache: cache, edge: edge, facts: facts, outputs: outputs, discovered: discovered, output: output,
+                        progress: progress, duration: .milliseconds(end - start))
         }
         for output in outputs { hashes.forget(output) }
         // A generator (CMake's re-run) rewrites some of its own inputs (CMakeCache.txt): its
@@ -280,7 +312,7 @@ struct NinjaBuilder: Sendable {
     /// how it ended (nil: it could not start), what it printed, and the file that holds it
     /// while the build is recorded (else the file is gone).
     private func execute(
-        _ facts: EdgeFacts, outputs: [String], console: Bool, progress: Progress, runner: ProcessRunner
+        _ facts: EdgeFacts, outputs: [String], console: Bool, progress: Progress, runner: ProcessRunner, environment: [String: String]
     ) async -> (ProcessExit?, [UInt8], String?) {
         for output in outputs {
             // The directory part, made when missing (ninja makes them before each command).
@@ -321,6 +353,27 @@ struct NinjaBuilder: Sendable {
         // Kept with the run when it is recorded and printed something (see `keep`).
         let number = progress.outputs.add(1, ordering: .relaxed).newValue
         return (exit, output, recorder == nil ? nil : outputDirectory + "/\(number)")
+    }
+
+    /// Stores the result of an edge that just succeeded in the cache, with what it printed (its
+    /// include lines taken out) and the inputs its depfile found.
+    private func store(
+        _ ticket: (action: CacheAction, ticket: ActionCache.Ticket), cache: NinjaCache, edge: NinjaGraph.Edge, facts: EdgeFacts,
+        outputs: [String], discovered: [String], output: [UInt8], progress: Progress, duration: Duration
+    ) async {
+        var found = discovered
+        // A depfile without `deps` stays for the next build to read: what it names is found now.
+        if facts.deps.isEmpty, !facts.depfile.isEmpty { found = (try? DiscoveredInputs.readDepfile(facts.depfile)) ?? [] }
+        let printed = progress.scratch.take()
+        defer { progress.scratch.give(printed) }
+        guard FileManager.default.createFile(atPath: printed, contents: Data(output)) else {
+            cache.cache.warnNotStored(outputs[0], "what it printed cannot be written to \(printed)")
+            return
+        }
+        await cache.cache.store(
+            ticket.action, ticket: ticket.ticket, after: cache.action(edge, graph: graph, facts: facts, outputs: outputs).declared,
+            discovered: found.map(cache.absolute), outputs: cache.storedFiles(facts, outputs: outputs), printedPath: printed,
+            duration: duration)
     }
 
     /// Files for commands' output, each used by one command at a time and then by the next.

@@ -19,6 +19,8 @@ final class NinjaSession: Sendable {
     /// What a build that found nothing to do read, for its witness (``NoOpWitness``); nil
     /// once a build had work, or changed the state.
     private let witnessed = Locked<Set<String>?>([])
+    /// The shared output cache `SEQUENCER_CACHE` names, if any (opened once for the session).
+    let cache: NinjaCache?
     /// The state and ninja's files, once read (``openState()``).
     private let opened = Locked<(hashes: BuildStateStore, records: any BuildRecords)?>(nil)
 
@@ -40,6 +42,7 @@ final class NinjaSession: Sendable {
             throw Failure(message: error.message)
         }
         buildDirectory = graph.scopes.first?.bindings["builddir"] ?? ""
+        cache = options.dryRun || options.tool != nil ? nil : Self.openCache(environment: environment, explains: options.explain)
         if !buildDirectory.isEmpty, !options.dryRun, options.tool == nil || options.tool == "recompact" {
             do {
                 try FileManager.default.createDirectory(atPath: buildDirectory, withIntermediateDirectories: true)
@@ -47,6 +50,14 @@ final class NinjaSession: Sendable {
                 throw Failure(message: "creating build directory \(buildDirectory): \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    /// The cache `SEQUENCER_CACHE` names, if any; its words go to standard error.
+    private static func openCache(environment: [String: String], explains: Bool) -> NinjaCache? {
+        let say: @Sendable (String) -> Void = { line in writeAll(STDERR_FILENO, Array((line + "\n").utf8)) }
+        var explain: (@Sendable (String, String) -> Void)?
+        if explains { explain = { name, words in say("ninja explain: \(name): \(words)") } }
+        return NinjaCache.open(environment: environment, directory: FileManager.default.currentDirectoryPath, explain: explain, warn: say)
     }
 
     /// A path in the build directory.
@@ -110,7 +121,12 @@ final class NinjaSession: Sendable {
             console.error(error.message)
             return 1
         }
-        switch await runBuild(targets: targets, status: status, parallelism: parallelism) {
+        let outcome = await runBuild(targets: targets, status: status, parallelism: parallelism)
+        // What the cache did, on standard error: standard output stays ninja's.
+        if let figures = cache?.cache.statistics.current, !figures.isEmpty {
+            writeAll(STDERR_FILENO, Array("sequencer: \(figures.line)\n".utf8))
+        }
+        switch outcome {
         case .noWork:
             console.info("no work to do.")
             return 0
@@ -265,7 +281,7 @@ final class NinjaSession: Sendable {
             status: status, options: options, parallelism: parallelism,
             explain: { writeAll(STDERR_FILENO, Array("ninja explain: \($0)\n".utf8)) },
             scratchDirectory: scratchDirectory, outputDirectory: outputDirectory, environment: environment,
-            commandsToRun: round.commandsToRun, history: history)
+            commandsToRun: round.commandsToRun, history: history, cache: cache)
         let interrupted = Interrupted()
         let interrupts = Interrupts(first: { interrupted.cancel() }, again: { runner.signalAll(SIGKILL) })
         defer { interrupts.stop() }

@@ -1,7 +1,6 @@
 import Foundation
 import Sequencer
 import SequencerCache
-import SequencerOutput
 import SequencerWorkflowFile
 
 /// The lines printed when a run ends: the counts, the time, the critical path and what failed.
@@ -33,7 +32,7 @@ struct RunSummary {
                 : path.prefix(5).map(Self.describe) + ["(\(path.count - 10) more)"] + path.suffix(5).map(Self.describe)
             console.line("critical path (\(seconds(last.endedAt - first.startedAt))): " + steps.joined(separator: " -> "))
         }
-        if let cache, !cache.isEmpty { console.line(Self.cacheLine(cache)) }
+        if let cache, !cache.isEmpty { console.line(cache.line) }
         let failures = report.outcomes.filter { $0.status == .failed || $0.status == .timedOut }
         if !failures.isEmpty {
             let names = failures.prefix(10).map(\.id.rawValue).joined(separator: ", ")
@@ -50,18 +49,6 @@ struct RunSummary {
     /// `sequencer: succeeded: 51 jobs in 14.2s: 3 up to date, 48 succeeded`
     private static func countsLine(verdict: String, jobs: Int, duration: Duration, counts: [String]) -> String {
         "sequencer: \(verdict): \(jobs) job\(jobs == 1 ? "" : "s") in \(seconds(duration)): " + counts.joined(separator: ", ")
-    }
-
-    /// `cache: 12 hits, 3 misses; 3 stored; 1.2 MB restored, 340 KB stored; saved 14.2s`
-    static func cacheLine(_ cache: CacheStatistics.Figures) -> String {
-        var parts = ["\(cache.hits) hit\(cache.hits == 1 ? "" : "s"), \(cache.misses) miss\(cache.misses == 1 ? "" : "es")"]
-        var stored = "\(cache.stored) stored"
-        if cache.notStored > 0 { stored += " (\(cache.notStored) not stored)" }
-        if cache.failedRestores > 0 { stored += ", \(cache.failedRestores) not restored" }
-        parts.append(stored)
-        parts.append("\(byteCountText(cache.bytesRestored)) restored, \(byteCountText(cache.bytesStored)) stored")
-        if cache.hits > 0 { parts.append("saved \(seconds(.milliseconds(Int64(cache.secondsSaved * 1000))))") }
-        return "cache: " + parts.joined(separator: "; ")
     }
 
     static func name(of status: JobStatus) -> String {

@@ -1,0 +1,108 @@
+import Foundation
+import SequencerTestHelpers
+import SequencerTestSupport
+import Testing
+
+/// The shared output cache from the command line: `run --cache`, `SEQUENCER_CACHE` for ninja
+/// mode, and `sequencer cache stats | ls | verify | gc`, through the built binary.
+@Suite(.timeLimit(.minutes(5)))
+struct CacheCommandTests {
+    static let workflow = """
+        version: 1
+        jobs:
+          upper:
+            run: tr a-z A-Z < in.txt > out/upper.txt && echo made upper
+            inputs: [in.txt]
+            outputs: [out/upper.txt]
+          count:
+            needs: [upper]
+            run: wc -c < out/upper.txt > out/count.txt
+            inputs: [out/upper.txt]
+            outputs: [out/count.txt]
+          note: echo not cached
+        """
+
+    @Test func aSecondCheckoutRunsNothingAndTheCacheCommandsSeeWhatWasStored() async throws {
+        let ada = try CLI(), bob = try CLI()
+        let cache = ada.path("shared-cache")
+        for cli in [ada, bob] {
+            try cli.write("sequencer.yml", Self.workflow)
+            try cli.write("in.txt", "hello\n")
+        }
+        let first = try await ada.run(["run", "--cache", cache])
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.stdout.contains("cache: 0 hits, 2 misses; 2 stored"), "\(first.stdout)")
+
+        // The environment names the cache as well as --cache does.
+        let second = try await bob.run(["run", "--explain"], environment: ["SEQUENCER_CACHE": cache])
+        #expect(second.status == 0, "\(second.output)")
+        #expect(second.stdout.contains("explain: upper: restored from the cache (key "), "\(second.stdout)")
+        #expect(second.stdout.contains("2 from the cache, 1 succeeded"), "\(second.stdout)")
+        #expect(second.stdout.contains("made upper"), "what the job printed is shown again")
+        #expect(bob.read("out/upper.txt") == "HELLO\n" && bob.read("out/count.txt") == ada.read("out/count.txt"))
+
+        let stats = try await ada.run(["cache", "stats", "--cache", cache])
+        #expect(stats.status == 0 && stats.stdout.contains("2 results (2 in main)"), "\(stats.output)")
+        let listed = try await ada.run(["cache", "ls", "--cache", cache])
+        #expect(listed.stdout.contains("sequencer.yml: upper") && listed.stdout.contains("sequencer.yml: count"), "\(listed.output)")
+        #expect(try await ada.run(["cache", "verify", "--cache", cache]).status == 0)
+        let collected = try await ada.run(["cache", "gc", "--cache", cache, "--max-size", "0"])
+        #expect(collected.status == 0 && collected.stdout.contains("the cache holds 0 B"), "\(collected.output)")
+        #expect(try await ada.run(["cache", "stats", "--cache", cache]).stdout.contains("0 results"))
+    }
+
+    @Test func badCacheLocationsAndSizesAreUsageErrors() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", Self.workflow)
+        try cli.write("in.txt", "x\n")
+        try cli.write("not-a-cache/notes.txt", "mine")
+        let refused = try await cli.run(["run", "--cache", cli.path("not-a-cache")])
+        #expect(refused.status == 2 && refused.stderr.contains("not a Sequencer cache"), "\(refused.output)")
+        #expect(cli.read("not-a-cache/notes.txt") == "mine")
+        let size = try await cli.run(["cache", "gc", "--cache", cli.path("c"), "--max-size", "ten"])
+        #expect(size.status == 2 && size.stderr.contains("'ten' is not a size"), "\(size.output)")
+        let namespace = try await cli.run(["run", "--cache", cli.path("c"), "--cache-namespace", "no/slash"])
+        #expect(namespace.status == 2, "\(namespace.output)")
+    }
+
+    /// Ninja mode reads the cache from the environment: a second checkout of a build whose
+    /// compile edge has a depfile (deps = gcc) is restored whole, deps log included.
+    @Test func ninjaModeRestoresASecondCheckout() async throws {
+        let ada = try CLI(), bob = try CLI()
+        let cache = ada.path("shared-cache")
+        for cli in [ada, bob] {
+            // The root paths are written relative to: the checkout's (it has a .git).
+            try FileManager.default.createDirectory(atPath: cli.path(".git"), withIntermediateDirectories: true)
+            try cli.write("h.h", "header\n")
+            try cli.write("src.txt", "source\n")
+            try cli.write("build.ninja", """
+                rule compile
+                  command = cat $in h.h > $out && printf '%s: %s h.h\\n' $out $in > $out.d && echo compiled $out
+                  deps = gcc
+                  depfile = $out.d
+                rule link
+                  command = cat $in > $out
+                build obj: compile src.txt
+                build app: link obj
+
+                """)
+        }
+        let first = try await ada.run(["ninja"], environment: ["SEQUENCER_CACHE": cache])
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.stderr.contains("sequencer: cache: 0 hits, 2 misses; 2 stored"), "\(first.stderr)")
+        let second = try await bob.run(["ninja", "-d", "explain"], environment: ["SEQUENCER_CACHE": cache])
+        #expect(second.status == 0, "\(second.output)")
+        #expect(second.stderr.contains("sequencer: cache: 2 hits, 0 misses"), "\(second.stderr)")
+        #expect(second.stderr.contains("ninja explain: obj: restored from the cache (key "), "\(second.stderr)")
+        #expect(second.stdout.contains("compiled obj"), "what the command printed is shown again: \(second.stdout)")
+        #expect(bob.read("app") == "source\nheader\n")
+        // The deps log has the header: an edit to it rebuilds, from the cache no more.
+        let deps = try await bob.run(["ninja", "-t", "deps", "obj"])
+        #expect(deps.stdout.contains("h.h"), "\(deps.output)")
+        #expect(try await bob.run(["ninja"], environment: ["SEQUENCER_CACHE": cache]).stdout == "ninja: no work to do.\n")
+        try bob.write("h.h", "edited\n")
+        let edited = try await bob.run(["ninja"], environment: ["SEQUENCER_CACHE": cache])
+        #expect(edited.stderr.contains("sequencer: cache: 0 hits, 2 misses"), "\(edited.output)")
+        #expect(bob.read("app") == "source\nedited\n")
+    }
+}
