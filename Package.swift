@@ -93,6 +93,7 @@ let package = Package(
             name: "SequencerPostgres",
             dependencies: [
                 "SequencerQueue",
+                "SequencerCache",
                 "SequencerHistory",
                 "Sequencer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -243,7 +244,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "SequencerCacheTests", dependencies: ["SequencerCache", "SequencerTestHelpers"], swiftSettings: strict),
+        .testTarget(name: "SequencerCacheTests", dependencies: ["SequencerCache", "SequencerPostgres", "SequencerTestHelpers", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SequencerQueueTests",
             dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", .product(name: "GRDB", package: "GRDB.swift")],

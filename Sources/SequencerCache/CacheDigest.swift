@@ -76,15 +76,21 @@ public struct CacheDigest: Sendable, Hashable, Comparable, Codable, CustomString
     }
 
     /// A digest computed as bytes go by (a blob copied while it is checked).
-    struct Hashing {
+    public struct Hashing {
         private var hasher = SHA256()
-        private(set) var size: Int64 = 0
+        public private(set) var size: Int64 = 0
 
-        mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        public init() {}
+
+        public mutating func update(_ bytes: UnsafeRawBufferPointer) {
             hasher.update(bufferPointer: bytes)
             size += Int64(bytes.count)
         }
 
-        func finish() -> CacheDigest { CacheDigest(hasher.finalize()) }
+        public mutating func update(_ data: Data) {
+            data.withUnsafeBytes { update($0) }
+        }
+
+        public func finish() -> CacheDigest { CacheDigest(hasher.finalize()) }
     }
 }

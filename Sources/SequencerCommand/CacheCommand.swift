@@ -23,6 +23,9 @@ struct CacheCommand: AsyncParsableCommand {
                 throw ValidationError("no cache: give --cache LOCATION, or set SEQUENCER_CACHE")
             }
             do {
+                if location.contains("://") {
+                    throw CacheError(.notACache, location: location, "the cache commands work on directory caches only, for now")
+                }
                 guard let directory = try CacheLocation.open(location, readOnly: true) as? DirectoryCache else {
                     throw CacheError(.notACache, location: location, "not a directory cache")
                 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SequencerNinja
+import SequencerRunner
 
 /// `sequencer ninja`: listed here for `--help`; `SequencerCLI.main` hands its arguments to
 /// ninja mode before argument-parser reads them, since ninja's flags are not ours.
@@ -18,7 +19,7 @@ struct NinjaCommand: AsyncParsableCommand {
     var arguments: [String] = []
 
     func run() async throws {
-        let code = await NinjaMain.run(arguments: arguments)
+        let code = await NinjaMain.run(arguments: arguments, openCache: CacheStores.open)
         if code != 0 { throw ExitCode(code) }
     }
 }

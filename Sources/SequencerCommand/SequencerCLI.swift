@@ -31,10 +31,10 @@ struct SequencerCLI: AsyncParsableCommand {
         // binary) and `sequencer ninja` hand every argument to ninja mode as they are.
         let arguments = CommandLine.arguments
         if arguments.first.map({ $0.split(separator: "/").last == "ninja" }) == true {
-            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst()), endsProcess: true))
+            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst()), endsProcess: true, openCache: CacheStores.open))
         }
         if arguments.count > 1, arguments[1] == "ninja" {
-            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst(2)), endsProcess: true))
+            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst(2)), endsProcess: true, openCache: CacheStores.open))
         }
         // Answered before the parser, which reflects over every command's options (about 2 ms,
         // a third of the process's life): what scripts and package managers call most.

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
@@ -49,6 +50,32 @@ struct CacheCommandTests {
         let collected = try await ada.run(["cache", "gc", "--cache", cache, "--max-size", "0"])
         #expect(collected.status == 0 && collected.stdout.contains("the cache holds 0 B"), "\(collected.output)")
         #expect(try await ada.run(["cache", "stats", "--cache", cache]).stdout.contains("0 results"))
+    }
+
+    /// The fleet's database as the cache: a second checkout restored from PostgreSQL, for a
+    /// workflow file and for ninja mode.
+    @Test(.enabled(if: TestServer.available)) func aPostgreSQLCacheServesASecondCheckout() async throws {
+        try await TestServer.withDatabase { url in
+            let ada = try CLI(), bob = try CLI()
+            for cli in [ada, bob] {
+                try cli.write("sequencer.yml", Self.workflow)
+                try cli.write("in.txt", "hello\n")
+            }
+            let first = try await ada.run(["run", "--cache", url])
+            #expect(first.status == 0 && first.stdout.contains("2 stored"), "\(first.output)")
+            let second = try await bob.run(["run"], environment: ["SEQUENCER_CACHE": url])
+            #expect(second.status == 0 && second.stdout.contains("2 from the cache"), "\(second.output)")
+            #expect(bob.read("out/upper.txt") == "HELLO\n")
+            for cli in [ada, bob] {
+                try FileManager.default.createDirectory(atPath: cli.path("n/.git"), withIntermediateDirectories: true)
+                try cli.write("n/src", "x\n")
+                try cli.write("n/build.ninja", "rule cp\n  command = cp $in $out\nbuild out: cp src\n")
+            }
+            #expect(try await ada.run(["ninja", "-C", ada.path("n")], environment: ["SEQUENCER_CACHE": url]).stderr.contains("1 stored"))
+            let ninja = try await bob.run(["ninja", "-C", bob.path("n")], environment: ["SEQUENCER_CACHE": url])
+            #expect(ninja.stderr.contains("sequencer: cache: 1 hit, 0 misses"), "\(ninja.output)")
+            #expect(bob.read("n/out") == "x\n")
+        }
     }
 
     @Test func badCacheLocationsAndSizesAreUsageErrors() async throws {

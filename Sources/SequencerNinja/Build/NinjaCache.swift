@@ -37,12 +37,15 @@ final class NinjaCache: Sendable {
         workflow = cache.root.relative(directory + "/build.ninja")
     }
 
+    /// Opens a cache's store at a location (a directory, or a URL its opener knows).
+    typealias Opener = @Sendable (_ location: String, _ readOnly: Bool) async throws -> any CacheStore
+
     /// The cache `environment` names, or nil; one that cannot be opened is said (`warn`), and
     /// the build goes on without it.
     static func open(
-        environment: [String: String], directory: String, explain: (@Sendable (String, String) -> Void)?,
+        environment: [String: String], directory: String, opener: Opener?, explain: (@Sendable (String, String) -> Void)?,
         warn: @escaping @Sendable (String) -> Void
-    ) -> NinjaCache? {
+    ) async -> NinjaCache? {
         guard let location = environment["SEQUENCER_CACHE"], !location.isEmpty else { return nil }
         func names(_ variable: String) -> [String]? {
             environment[variable].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
@@ -55,8 +58,9 @@ final class NinjaCache: Sendable {
             return nil
         }
         let store: any CacheStore
+        let readOnly = ["1", "true", "yes"].contains(environment["SEQUENCER_CACHE_READ_ONLY"] ?? "")
         do {
-            store = try CacheLocation.open(location, readOnly: ["1", "true", "yes"].contains(environment["SEQUENCER_CACHE_READ_ONLY"] ?? ""))
+            store = try await opener?(location, readOnly) ?? CacheLocation.open(location, readOnly: readOnly)
         } catch {
             warn("sequencer: the cache cannot be opened (\(error)); the build goes on without it")
             return nil

@@ -1,4 +1,5 @@
 import Foundation
+public import SequencerCache
 import SequencerProcess
 
 /// `sequencer ninja` and `ninja`: ninja's command line, manifest, output and exit codes, with
@@ -9,7 +10,12 @@ public enum NinjaMain {
     /// - Parameter endsProcess: whether the process exits once this returns: the parsed
     ///   manifest is then left to the exit instead of being freed object by object (as ninja
     ///   does; on a large manifest freeing takes a twentieth of a no-op).
-    public static func run(arguments: [String], environment: [String: String]? = nil, endsProcess: Bool = false) async -> Int32 {
+    /// - Parameter openCache: opens the shared output cache `SEQUENCER_CACHE` names, when it is
+    ///   not a directory (a `postgres://` URL); nil: directories only.
+    public static func run(
+        arguments: [String], environment: [String: String]? = nil, endsProcess: Bool = false,
+        openCache: (@Sendable (_ location: String, _ readOnly: Bool) async throws -> any CacheStore)? = nil
+    ) async -> Int32 {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let console = NinjaConsole()
         var outcome = NinjaOptions.parse(arguments)
@@ -45,11 +51,12 @@ public enum NinjaMain {
             console.info("no work to do.")
             return 0
         }
+        let cache = options.dryRun || options.tool != nil ? nil : await sharedCache(environment, opener: openCache, explains: options.explain)
         var justRebuilt = false
         for _ in 1...maximumManifestRebuilds {
             let session: NinjaSession
             do {
-                session = try NinjaSession(options: options, console: console, environment: environment)
+                session = try NinjaSession(options: options, console: console, environment: environment, cache: cache)
             } catch {
                 console.error(error.message)
                 return 1
@@ -84,6 +91,15 @@ public enum NinjaMain {
         }
         console.error("manifest '\(options.manifest)' still dirty after \(maximumManifestRebuilds) tries, perhaps system time is not set")
         return 1
+    }
+
+    /// The cache `SEQUENCER_CACHE` names, if any; its words go to standard error.
+    private static func sharedCache(_ environment: [String: String], opener: NinjaCache.Opener?, explains: Bool) async -> NinjaCache? {
+        let say: @Sendable (String) -> Void = { line in writeAll(STDERR_FILENO, Array((line + "\n").utf8)) }
+        var explain: (@Sendable (String, String) -> Void)?
+        if explains { explain = { name, words in say("ninja explain: \(name): \(words)") } }
+        return await NinjaCache.open(
+            environment: environment, directory: FileManager.default.currentDirectoryPath, opener: opener, explain: explain, warn: say)
     }
 
     /// ninja stops reloading a manifest that keeps rebuilding itself after this many times.

@@ -28,8 +28,9 @@ final class NinjaSession: Sendable {
         var message: String
     }
 
-    init(options: NinjaOptions, console: NinjaConsole, environment: [String: String]) throws(Failure) {
+    init(options: NinjaOptions, console: NinjaConsole, environment: [String: String], cache: NinjaCache? = nil) throws(Failure) {
         self.options = options
+        self.cache = cache
         self.console = console
         self.environment = environment
         do {
@@ -42,7 +43,6 @@ final class NinjaSession: Sendable {
             throw Failure(message: error.message)
         }
         buildDirectory = graph.scopes.first?.bindings["builddir"] ?? ""
-        cache = options.dryRun || options.tool != nil ? nil : Self.openCache(environment: environment, explains: options.explain)
         if !buildDirectory.isEmpty, !options.dryRun, options.tool == nil || options.tool == "recompact" {
             do {
                 try FileManager.default.createDirectory(atPath: buildDirectory, withIntermediateDirectories: true)
@@ -50,14 +50,6 @@ final class NinjaSession: Sendable {
                 throw Failure(message: "creating build directory \(buildDirectory): \(String(cString: strerror(errno)))")
             }
         }
-    }
-
-    /// The cache `SEQUENCER_CACHE` names, if any; its words go to standard error.
-    private static func openCache(environment: [String: String], explains: Bool) -> NinjaCache? {
-        let say: @Sendable (String) -> Void = { line in writeAll(STDERR_FILENO, Array((line + "\n").utf8)) }
-        var explain: (@Sendable (String, String) -> Void)?
-        if explains { explain = { name, words in say("ninja explain: \(name): \(words)") } }
-        return NinjaCache.open(environment: environment, directory: FileManager.default.currentDirectoryPath, explain: explain, warn: say)
     }
 
     /// A path in the build directory.

@@ -87,7 +87,7 @@ package struct RunSession {
         let progress = Progress(
             console: console, file: file, verbose: settings.verbose, showsSuccessOutput: settings.showsSuccessOutput)
         let recorder = self.recorder
-        let cache = try openCache(console: console)
+        let cache = try await openCache(console: console)
         let shell: ShellWorkflow
         do {
             shell = try ShellWorkflow(
@@ -265,11 +265,11 @@ package struct RunSession {
 
     /// The run's cache, when it has one (`--cache`).
     /// - Throws: ``RunnerError`` `.invalid` when it cannot be opened.
-    private func openCache(console: Console) throws -> WorkflowCache? {
+    private func openCache(console: Console) async throws -> WorkflowCache? {
         guard let settings = settings.cache else { return nil }
         let store: any CacheStore
         do {
-            store = try CacheLocation.open(settings.location, readOnly: settings.readOnly)
+            store = try await CacheStores.open(settings.location, readOnly: settings.readOnly)
         } catch {
             throw RunnerError(.invalid, "error: the cache cannot be opened: \(error)")
         }
