@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "SequencerPostgres", targets: ["SequencerPostgres"]),
         .library(name: "SequencerNinja", targets: ["SequencerNinja"]),
         .library(name: "SequencerCache", targets: ["SequencerCache"]),
+        .library(name: "SequencerCacheHTTP", targets: ["SequencerCacheHTTP"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-serve", targets: ["SequencerServeCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
@@ -42,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Only `sequencer-serve` builds it; no traits: swift-configuration is not needed.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -108,7 +111,7 @@ let package = Package(
             name: "SequencerRunner",
             dependencies: [
                 "Sequencer", "SequencerProcess", "SequencerOutput", "SequencerWorkflowFile", "SequencerBuild", "SequencerQueueSQLite",
-                "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres", "SequencerCache",
+                "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerPostgres", "SequencerCache", "SequencerCacheHTTP",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -151,6 +154,7 @@ let package = Package(
             name: "SequencerServe",
             dependencies: [
                 "Sequencer",
+                "SequencerCache",
                 "SequencerHistory",
                 "SequencerJournal",
                 "SequencerWorkflowFile",
@@ -169,11 +173,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "SequencerServeCommand",
-            dependencies: ["SequencerServe", "SequencerRunner", "Sequencer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SequencerServe", "SequencerRunner", "Sequencer", "SequencerCache", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         // The shared output cache: keys, the action cache and the content-addressed store.
         .target(name: "SequencerCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        // A Bazel HTTP cache (bazel-remote, BuildBuddy, `sequencer cache serve`) as a cache backend.
+        .target(
+            name: "SequencerCacheHTTP",
+            dependencies: [
+                "SequencerCache",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         // What users need to test code that runs workflows: a manual clock and a gate.
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
         // What this package's own tests and test processes share; not a product.
@@ -244,7 +257,10 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "SequencerCacheTests", dependencies: ["SequencerCache", "SequencerPostgres", "SequencerTestHelpers", "PostgresTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SequencerCacheTests",
+            dependencies: ["SequencerCache", "SequencerCacheHTTP", "SequencerPostgres", "SequencerServe", "SequencerTestHelpers", "PostgresTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "SequencerQueueTests",
             dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", .product(name: "GRDB", package: "GRDB.swift")],

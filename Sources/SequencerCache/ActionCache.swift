@@ -225,17 +225,17 @@ public final class ActionCache: Sendable {
                 stored.append(.init(path: root.relative(path), digest: file.digest, size: file.size, executable: access(path, X_OK) == 0))
                 bytes += file.size
             }
-            var printed: CacheDigest?
+            var printed: (digest: CacheDigest, size: Int64)?
             if let printedPath, let file = CacheDigest.ofFile(printedPath), file.size > 0 {
                 try await store.storeBlob(file.digest, from: printedPath)
-                printed = file.digest
+                printed = file
                 bytes += file.size
             }
             var result = ActionResult(
-                outputs: stored, printed: printed, preimage: preimage,
+                outputs: stored, printed: printed?.digest, preimage: preimage,
                 duration: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18,
                 storedAt: Int64(Date().timeIntervalSince1970 * 1000))
-            (result.job, result.workflow) = (action.job, action.workflow)
+            (result.job, result.workflow, result.printedSize) = (action.job, action.workflow, printed?.size)
             let key = preimage.digest
             try await store.store(.result(result), for: key, in: namespaces.write)
             if action.discovers { try await addDiscovered(preimage, declared: action.declared) }

@@ -19,6 +19,8 @@ public struct ActionResult: Sendable, Hashable, Codable {
     public var outputs: [Output]
     /// What the job printed, as a blob; nil when it printed nothing.
     public var printed: CacheDigest?
+    /// The printed blob's size (what a Bazel cache's entry names with its digest).
+    public var printedSize: Int64?
     /// What went into the key.
     public var preimage: KeyPreimage
     /// How long the job ran, in seconds: the time a hit saves.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SequencerCache
 import SequencerOutput
+import SequencerProcess
 import SequencerRunner
 
 /// `sequencer cache stats | ls | verify | gc`: a shared output cache, looked at and kept.
@@ -9,7 +10,7 @@ struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Look at a shared output cache (--cache, or $SEQUENCER_CACHE), check it, and keep it to a size.",
-        subcommands: [Stats.self, List.self, Verify.self, Collect.self]
+        subcommands: [Stats.self, List.self, Verify.self, Collect.self, Serve.self]
     )
 
     /// Where the cache is: `--cache`, else `SEQUENCER_CACHE`.
@@ -17,8 +18,8 @@ struct CacheCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The cache (a directory; default: $SEQUENCER_CACHE).", valueName: "location"))
         var cache: String?
 
-        /// Opens the cache; it must exist.
-        func open(readOnly: Bool) throws -> DirectoryCache {
+        /// Opens the cache; it must exist, unless `creating`.
+        func open(readOnly: Bool, creating: Bool = false) throws -> DirectoryCache {
             guard let location = cache ?? ProcessInfo.processInfo.environment["SEQUENCER_CACHE"].flatMap({ $0.isEmpty ? nil : $0 }) else {
                 throw ValidationError("no cache: give --cache LOCATION, or set SEQUENCER_CACHE")
             }
@@ -26,7 +27,7 @@ struct CacheCommand: AsyncParsableCommand {
                 if location.contains("://") {
                     throw CacheError(.notACache, location: location, "the cache commands work on directory caches only, for now")
                 }
-                guard let directory = try CacheLocation.open(location, readOnly: true) as? DirectoryCache else {
+                guard let directory = try CacheLocation.open(location, readOnly: readOnly || !creating) as? DirectoryCache else {
                     throw CacheError(.notACache, location: location, "not a directory cache")
                 }
                 return readOnly ? directory : try DirectoryCache(path: directory.path)
@@ -167,6 +168,32 @@ struct CacheCommand: AsyncParsableCommand {
                 print("removed \(collection.removedFiles) files (\(CacheStatistics.text(bytes: collection.freedBytes))); "
                       + "the cache holds \(CacheStatistics.text(bytes: collection.sizeAfter))")
             }
+        }
+    }
+
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a directory cache over HTTP, with the protocol of Bazel's HTTP caches (bazel-remote's).",
+            discussion: """
+                Other machines use it with --cache http://HOST:PORT/ (or SEQUENCER_CACHE), and Bazel with --remote_cache. \
+                It listens on 127.0.0.1 unless --host says otherwise; anyone who can reach it can read the cache, and \
+                write to it unless --read-only. It runs sequencer-serve, found beside sequencer or on the PATH.
+                """
+        )
+
+        @OptionGroup var location: Location
+        @Option(help: "The port to listen on (0: any free one).") var port = 8080
+        @Option(help: "The address to listen on.") var host = "127.0.0.1"
+        @Flag(help: "Refuse every write: the cache is only read.") var readOnly = false
+
+        func run() throws {
+            let cache = try location.open(readOnly: readOnly, creating: true)
+            guard let binary = ProgramLookup.companion("sequencer-serve") else {
+                throw CacheCommand.fail("error: `sequencer cache serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
+            }
+            let argv = [binary, "--cache", cache.path, "--port", "\(port)", "--host", host] + (readOnly ? ["--read-only"] : [])
+            execv(binary, argv.map { strdup($0) } + [nil])
+            throw CacheCommand.fail("error: cannot start \(binary): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sequencer
 import SequencerRunner
+import SequencerCache
 import SequencerServe
 
 /// `sequencer serve` (which starts this binary): the local web page of a journal's runs, or
@@ -41,6 +42,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Lay graphs out without Graphviz, even when it is installed.")
     var noGraphviz = false
 
+    @Option(help: ArgumentHelp(
+        "Serve this directory cache over HTTP, with the protocol of Bazel's HTTP caches, instead of a page (what `sequencer cache serve` runs).",
+        valueName: "directory"))
+    var cache: String?
+
+    @Flag(help: "With --cache, refuse every PUT.")
+    var readOnly = false
+
     /// Bad arguments exit with 2, as `sequencer`'s do (argument-parser's own is 64).
     static func main() async {
         do {
@@ -60,6 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
         if queue != nil, journal != nil { throw ValidationError("--queue and --journal name two sources: give one") }
+        if cache != nil, queue != nil || journal != nil { throw ValidationError("--cache serves a cache, not runs: give it without --queue or --journal") }
+        if readOnly, cache == nil { throw ValidationError("--read-only needs --cache") }
     }
 
     /// `--queue`, else `SEQUENCER_QUEUE` when no journal is named.
@@ -70,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let cache { return try await serveCache(cache) }
         let workflowPath = URL(fileURLWithPath: file).standardizedFileURL.path
         let journalPath = journal ?? ((workflowPath as NSString).deletingLastPathComponent + "/.sequencer/journal.sqlite")
         if !["127.0.0.1", "localhost", "::1"].contains(host) {
@@ -95,6 +107,30 @@ struct ServeCommand: AsyncParsableCommand {
                 let line = "sequencer serve: \(url) (\(server.history.name)\(options.graphviz == nil ? ", graphs without Graphviz" : ""))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 if shouldOpen { Self.openInBrowser(url) }
+            }
+        } catch {
+            printError("error: cannot serve on \(host):\(port): \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// `--cache`: the directory cache over HTTP, until the process is stopped.
+    private func serveCache(_ path: String) async throws {
+        let directory: DirectoryCache
+        do {
+            directory = try DirectoryCache(path: path, readOnly: readOnly)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        if !["127.0.0.1", "localhost", "::1"].contains(host) {
+            printError("warning: serving on \(host): anyone who can reach it can read the cache" + (readOnly ? "" : " and write to it"))
+        }
+        Self.stopOnSignals()
+        do {
+            try await CacheServer(cache: directory, host: host, port: port).run { url in
+                let line = "sequencer cache serve: \(url) (\(directory.path)\(readOnly ? ", read-only" : ""))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
             }
         } catch {
             printError("error: cannot serve on \(host):\(port): \(error)")
