@@ -9,16 +9,8 @@ import Foundation
 /// Sequencer's own record (a ``CacheRecord``, as JSON) is a blob too, named by the output file
 /// ``recordPath``: other clients see the job's outputs, and Sequencer its record.
 public struct RemoteActionResult: Sendable, Hashable {
-    public struct File: Sendable, Hashable {
-        public var path: String
-        public var digest: CacheDigest
-        public var size: Int64
-        public var executable: Bool
-
-        public init(path: String, digest: CacheDigest, size: Int64, executable: Bool = false) {
-            (self.path, self.digest, self.size, self.executable) = (path, digest, size, executable)
-        }
-    }
+    /// An output file: its path, digest, size and executable bit.
+    public typealias File = ActionResult.Output
 
     /// The output file whose blob is Sequencer's record.
     public static let recordPath = ".sequencer/record.json"
