@@ -51,3 +51,23 @@ public enum CacheNamespace {
         return first.isASCII && CharacterSet.alphanumerics.contains(first) && name.unicodeScalars.allSatisfy(allowed)
     }
 }
+
+/// Runs `body`, or gives up on it after `limit`: a cache server that hangs must not hang a
+/// run. The body is cancelled, and ``CacheError/Code/io`` thrown, naming `location` and what
+/// was being done.
+public func withCacheDeadline<T: Sendable>(
+    _ limit: Duration, location: String, doing: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw CacheError(.io, location: location, "\(doing): no answer within \(limit) (the cache's deadline); the job runs here")
+        }
+        return value
+    }
+}

@@ -26,9 +26,12 @@ public final class HTTPCache: CacheStore, CustomStringConvertible {
     public let description: String
     public let isReadOnly: Bool
     private let client: HTTPClient
+    /// How long a request may take before it is given up (a server that hangs).
+    public let deadline: Duration
 
     /// - Throws: ``CacheError`` when `url` is not an `http://` or `https://` URL.
-    public init(url: String, readOnly: Bool = false) throws {
+    public init(url: String, readOnly: Bool = false, deadline: Duration = .seconds(30)) throws {
+        self.deadline = deadline
         do {
             client = try HTTPClient(url: url)
         } catch {
@@ -151,21 +154,21 @@ public final class HTTPCache: CacheStore, CustomStringConvertible {
         if isReadOnly { throw CacheError(.readOnly, location: description, "the cache is opened read-only; nothing is written") }
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, _ doing: String) async throws -> HTTPClient.Response {
+    private func send(_ method: HTTPMethod, _ path: String, _ doing: String, body: ByteBuffer? = nil) async throws -> HTTPClient.Response {
+        let client = client
         do {
-            return try await client.send(method, path)
+            return try await withCacheDeadline(deadline, location: description, doing: doing) {
+                try await client.send(method, path, body: body)
+            }
+        } catch let error as CacheError {
+            throw error
         } catch {
             throw CacheError(.io, location: description, "\(doing) failed: \(error)")
         }
     }
 
     private func put(_ path: String, _ body: ByteBuffer, _ doing: String) async throws {
-        let response: HTTPClient.Response
-        do {
-            response = try await client.send(.PUT, path, body: body)
-        } catch {
-            throw CacheError(.io, location: description, "\(doing) failed: \(error)")
-        }
+        let response = try await send(.PUT, path, doing, body: body)
         guard (200..<300).contains(response.status) else { throw unexpected(response, doing) }
     }
 

@@ -29,12 +29,15 @@ public final class PostgresCache: CacheStore, CustomStringConvertible {
     public let isReadOnly: Bool
     private let client: PostgresClient
     private let pool: Task<Void, Never>
+    /// How long a look-up or a store may take before it is given up (a server that hangs).
+    public let deadline: Duration
     private static let logger = Logger(label: "sequencer.postgres.cache", factory: { _ in SwiftLogNoOpLogHandler() })
     private var logger: Logger { Self.logger }
 
     /// Connects to `url` and makes the cache's tables when they are not there (unless read-only).
     /// - Throws: ``CacheError`` naming the URL (its password masked) and the cause.
-    public init(url: String, readOnly: Bool = false) async throws {
+    public init(url: String, readOnly: Bool = false, deadline: Duration = .seconds(30)) async throws {
+        self.deadline = deadline
         let parsed: PostgresURL
         do {
             parsed = try PostgresURL(url)
@@ -277,19 +280,21 @@ public final class PostgresCache: CacheStore, CustomStringConvertible {
     }
 
     private func transaction<T: Sendable>(
-        _ doing: String, isolation: String = "READ COMMITTED", _ body: @Sendable (PostgresConnection, Logger) async throws -> T
+        _ doing: String, isolation: String = "READ COMMITTED", _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
-        let logger = logger
+        let (logger, client) = (logger, client)
         do {
-            return try await client.withConnection { connection in
-                try await connection.rows(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)"), logger)
-                do {
-                    let value = try await body(connection, logger)
-                    try await connection.rows("COMMIT", logger)
-                    return value
-                } catch {
-                    if PostgresQueueStore.connectionSurvives(error) { _ = try? await connection.rows("ROLLBACK", logger) }
-                    throw error
+            return try await withCacheDeadline(deadline, location: description, doing: doing) {
+                try await client.withConnection { connection in
+                    try await connection.rows(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)"), logger)
+                    do {
+                        let value = try await body(connection, logger)
+                        try await connection.rows("COMMIT", logger)
+                        return value
+                    } catch {
+                        if PostgresQueueStore.connectionSurvives(error) { _ = try? await connection.rows("ROLLBACK", logger) }
+                        throw error
+                    }
                 }
             }
         } catch {

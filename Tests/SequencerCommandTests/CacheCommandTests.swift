@@ -78,6 +78,20 @@ struct CacheCommandTests {
         }
     }
 
+    /// A cache server that hangs is given up after SEQUENCER_CACHE_TIMEOUT: the jobs run here,
+    /// and the run succeeds, saying why nothing came from the cache.
+    @Test func aCacheServerThatHangsLeavesTheJobsToRunHere() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", Self.workflow)
+        try cli.write("in.txt", "hello\n")
+        let silent = try SilentServer()
+        let result = try await cli.run(
+            ["run", "--cache", "http://127.0.0.1:\(silent.port)/"], environment: ["SEQUENCER_CACHE_TIMEOUT": "0.3"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(cli.read("out/upper.txt") == "HELLO\n")
+        #expect(result.stderr.contains("the cache could not be read") && result.stderr.contains("no answer within"), "\(result.stderr)")
+    }
+
     @Test func badCacheLocationsAndSizesAreUsageErrors() async throws {
         let cli = try CLI()
         try cli.write("sequencer.yml", Self.workflow)
