@@ -307,7 +307,7 @@ let package = Package(
             name: "SequencerRunnerTests",
             dependencies: [
                 "SequencerRunner", "SequencerHistory", "SequencerJournal", "SequencerQueue", "SequencerWorkflowFile", "SequencerProcess",
-                "SequencerBuild", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", "PostgresTestSupport",
+                "SequencerBuild", "SequencerCache", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", "PostgresTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -68,7 +68,7 @@ struct RunCommand: AsyncParsableCommand {
         if watch, queue.location != nil { throw ValidationError("--watch cannot be used with --queue (or SEQUENCER_QUEUE)") }
         if debounce != nil, !watch { throw ValidationError("--debounce needs --watch") }
         if execution.cache.cache != nil, queue.location != nil {
-            throw ValidationError("--cache cannot be used with --queue yet: a queue's workers do not use a cache")
+            throw ValidationError("--cache is a worker's with --queue: give it to `sequencer worker` (or set SEQUENCER_CACHE where workers run)")
         }
         if watch { _ = try quiet }
     }

@@ -5,6 +5,7 @@ import SequencerProcess
 import SequencerQueue
 import SequencerRunner
 import SequencerWorkflowFile
+import SequencerCache
 
 struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,6 +52,9 @@ struct WorkerCommand: AsyncParsableCommand {
         valueName: "duration"))
     var lease = "30s"
 
+    @OptionGroup(title: "Cache")
+    var cache: CacheOptions
+
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         _ = try duration(gracePeriod, option: "--grace-period")
@@ -94,10 +98,20 @@ struct WorkerCommand: AsyncParsableCommand {
         options.storeTrouble = { error in printError("worker \(worker): \(error); trying again") }
         let queue = DurableQueue(store: store, options: options)
         let runner = ProcessRunner(terminationGrace: try duration(gracePeriod, option: "--grace-period"))
+        var cacheStore: (store: any CacheStore, namespaces: CacheNamespaces)?
+        if let settings = cache.settings {
+            do {
+                cacheStore = (try await CacheStores.open(settings.location, readOnly: settings.readOnly), settings.namespaces)
+            } catch {
+                printError("error: the cache cannot be opened: \(error)")
+                throw ExitCode(ExitStatus.invalid)
+            }
+        }
         let scratch = try WorkerScratch.make()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         for (name, file) in workflows {
-            let body = QueueShellBody(file: file, runner: runner, store: store, worker: worker, scratch: scratch, warn: printError)
+            let body = QueueShellBody(
+                file: file, runner: runner, store: store, worker: worker, scratch: scratch, cache: cacheStore, warn: printError)
             let kinds: [String?] = served.map { served in file.lanes.map(\.name).filter(served.contains) } ?? file.lanes.map(\.name) + [nil]
             for lane in kinds {
                 queue.register(QueueShellJob.kind(ofWorkflow: name, lane: lane)) { (job: QueueShellJob, context: JobContext) -> Int in

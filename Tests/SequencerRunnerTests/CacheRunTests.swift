@@ -5,6 +5,8 @@ import SequencerBuild
 import SequencerHistory
 import SequencerJournal
 import SequencerProcess
+import SequencerQueue
+import SequencerCache
 import SequencerRunner
 import SequencerTestHelpers
 import SequencerWorkflowFile
@@ -107,6 +109,49 @@ import Testing
         try "#define A 7\n".write(toFile: bob + "/src/a.h", atomically: true, encoding: .utf8)
         let third = try await run(bob)
         #expect(third.document.cache?.misses == 3 && third.document.cache?.hits == 0)
+    }
+
+    /// A queue's worker restores from the cache and stores in it, as a run here does: what a
+    /// worker stored, a run here restores; what a run here stored, a worker restores.
+    @Test(arguments: StoreKind.testable)
+    func aQueuesWorkerSharesTheCacheWithRunsHere(_ kind: StoreKind) async throws {
+        let fixture = try RunnerFixture(file: """
+            version: 1
+            jobs:
+              made: { run: echo made > made.txt && echo said, outputs: [made.txt] }
+              used: { needs: [made], run: cat made.txt made.txt > used.txt, inputs: [made.txt], outputs: [used.txt] }
+            """)
+        let cache = try DirectoryCache(path: fixture.directory.file("cache"))
+        try await kind.withStore(in: fixture.directory) { store, location in
+            let through = try await fixture.runThrough(store, location: location, runs: 1, cache: (cache, CacheNamespaces()))
+            #expect(through.map(\.error) == [nil], "\(fixture.said.withLock { $0 })")
+            // Stored by the worker: a run here restores both.
+            let file = try RunnerFixture.load(fixture.here)
+            var settings = RunSettings()
+            settings.json = true
+            settings.cache = CacheSettings(location: fixture.directory.file("cache"))
+            var session = RunSession(file: file, settings: settings, output: fixture.output)
+            session.recorder = try fixture.journal.beginRun(workflow: RunSession.key(of: file))
+            _ = try await session.run(control: RunControl(runner: ProcessRunner(terminationGrace: .seconds(2))))
+            let text = try #require(fixture.said.withLock { $0 }.last { $0.hasPrefix("{") })
+            let document = try JSONDecoder().decode(ReportDocument.self, from: Data(text.utf8))
+            #expect(document.cache?.hits == 2, "\(fixture.said.withLock { $0 })")
+            #expect(try String(contentsOfFile: fixture.here + "/used.txt", encoding: .utf8) == "made\nmade\n")
+            // The queue's history marks the worker's attempts as they were: run, not restored.
+            let queued = QueueHistory(store: store, location: location)
+            let run = try #require(try await queued.run(through[0].id))
+            #expect(run.attempts.map(\.exit) == ["exit code 0", "exit code 0"])
+        }
+        // A second queue, a fresh worker directory: the worker restores what it stored before.
+        try FileManager.default.removeItem(atPath: fixture.there + "/made.txt")
+        try FileManager.default.removeItem(atPath: fixture.there + "/used.txt")
+        try await StoreKind.sqlite.withStore(in: try TemporaryDirectory()) { store, location in
+            let through = try await fixture.runThrough(store, location: location, runs: 1, cache: (cache, CacheNamespaces()))
+            #expect(through.map(\.error) == [nil], "\(fixture.said.withLock { $0 })")
+            let run = try #require(try await QueueHistory(store: store, location: location).run(through[0].id))
+            #expect(run.attempts.count == 2 && run.attempts.allSatisfy { $0.exit.hasPrefix("restored from the cache (key ") }, "\(run.attempts)")
+            #expect(try String(contentsOfFile: fixture.there + "/used.txt", encoding: .utf8) == "made\nmade\n")
+        }
     }
 
     /// A cached job sees only the base set and the variables its file declares; a job that

@@ -9,6 +9,7 @@ import SequencerQueue
 import SequencerRunner
 import SequencerTestHelpers
 import SequencerWorkflowFile
+import SequencerCache
 
 /// A workflow file run in-process, here (through a journal) and through a queue (with a worker
 /// in this process too): each in a directory of its own, so that neither sees the other's
@@ -64,7 +65,9 @@ final class RunnerFixture: Sendable {
     /// Submits the file to `store` `runs` times, one run after the other, each followed to its
     /// end while a worker of this process (four jobs at once) works the queue. Returns each
     /// run's ID, and how each follow ended (nil: every job succeeded).
-    func runThrough(_ store: any RunStore, location: String, runs: Int) async throws -> [(id: Int64, error: RunnerError?)] {
+    func runThrough(
+        _ store: any RunStore, location: String, runs: Int, cache: (store: any CacheStore, namespaces: CacheNamespaces)? = nil
+    ) async throws -> [(id: Int64, error: RunnerError?)] {
         let file = try Self.load(there)
         var options = DurableQueue.Options()
         options.poll = .milliseconds(20)
@@ -74,7 +77,7 @@ final class RunnerFixture: Sendable {
         let said = said
         let body = QueueShellBody(
             file: file, runner: ProcessRunner(terminationGrace: .seconds(2)), store: store, worker: "test-worker", scratch: scratch,
-            warn: { line in said.withLock { $0.append(line) } })
+            cache: cache, warn: { line in said.withLock { $0.append(line) } })
         queue.register(QueueShellJob.kind(ofWorkflow: QueueShellJob.workflowName(of: file), lane: nil)) { (job: QueueShellJob, context: JobContext) -> Int in
             try await body.run(job, context: context)
         }

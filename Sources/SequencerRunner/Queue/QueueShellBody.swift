@@ -4,6 +4,8 @@ package import SequencerProcess
 package import SequencerQueue
 package import SequencerWorkflowFile
 import SequencerHistory
+import SequencerBuild
+package import SequencerCache
 
 /// How a worker runs one attempt of a workflow's job: the command in the workflow's directory,
 /// its output to a scratch file and then into the queue's attempt log.
@@ -23,13 +25,18 @@ package struct QueueShellBody: Sendable {
     let file: Locked<WorkflowFile>
     /// Where the worker's warnings go (a job refused, an input that is not there).
     let warn: @Sendable (String) -> Void
+    /// The shared output cache the worker restores jobs from and stores them in, with its
+    /// namespaces; nil: none. Its keys follow the worker's copy of the file (``cache(for:)``).
+    let cacheStore: (store: any CacheStore, namespaces: CacheNamespaces)?
+    private let workflowCache = Locked<WorkflowCache?>(nil)
 
     /// A body for the jobs of `file`, run in its directory by `runner`, their attempts kept in
     /// `store` under `worker`'s name, their output written in `scratch` first.
     package init(
         file: WorkflowFile, runner: ProcessRunner, store: any RunStore, worker: String, scratch: String,
-        warn: @escaping @Sendable (String) -> Void
+        cache: (store: any CacheStore, namespaces: CacheNamespaces)? = nil, warn: @escaping @Sendable (String) -> Void
     ) {
+        cacheStore = cache
         directory = URL(fileURLWithPath: file.directory).standardizedFileURL.path
         self.runner = runner
         history = QueueHistory(store: store, location: "the queue of worker \(worker)")
@@ -77,11 +84,33 @@ package struct QueueShellBody: Sendable {
             return Self.upToDate
         }
         let directory = job.workingDirectory.map { $0.hasPrefix("/") ? $0 : self.directory + "/" + $0 } ?? self.directory
-        var environment = ProcessInfo.processInfo.environment.merging(job.environment) { $1 }
+        let cache: WorkflowCache? = declared.flatMap { self.cache(for: $0) }
+        let inherited = ProcessInfo.processInfo.environment
+        var closed: [String: String]?
+        if let cache, let declared { closed = cache.environment(of: declared, inherited: inherited) }
+        var environment = closed ?? inherited.merging(job.environment) { $1 }
         environment["SEQUENCER_JOB"] = job.name
         environment["SEQUENCER_ATTEMPT"] = String(attempt)
         let logPath = scratch + "/\(id.rawValue)-\(attempt).log"
         let startedAt = NewAttempt.now()
+        // Restored from the shared cache: it does not run.
+        var store: (@Sendable (String, Duration) async -> Void)?
+        if let cache, let declared {
+            switch await cache.lookUp(declared, printedPath: logPath) {
+            case .restored(let key):
+                let output = Self.output(at: logPath)
+                try? FileManager.default.removeItem(atPath: logPath)
+                writer.recordAttempt(NewAttempt(
+                    job: job.name, queueJob: id.rawValue, attempt: attempt, startedAt: startedAt, endedAt: NewAttempt.now(),
+                    end: .succeeded, exit: "restored from the cache (key \(key))", exitCode: 0, output: output.map { .bytes($0) } ?? .none))
+                await writer.flush()
+                if let upToDate { await upToDate.succeeded(declared) }
+                return 0
+            case .missed(let keep): store = keep
+            case .uncached: break
+            }
+        }
+        let clock = ContinuousClock.now
         var exit: ProcessExit?
         var summary: String
         do {
@@ -93,6 +122,7 @@ package struct QueueShellBody: Sendable {
             summary = (error as? ProcessError)?.description ?? "\(error)"
         }
         let output = Self.output(at: logPath)
+        if exit?.succeeded == true, !Task.isCancelled { await store?(logPath, ContinuousClock.now - clock) }
         try? FileManager.default.removeItem(atPath: logPath)
         let stopped = Task.isCancelled
         let end: NewAttempt.End = stopped ? .stopped : exit?.succeeded == true ? .succeeded : .failed
@@ -113,6 +143,20 @@ package struct QueueShellBody: Sendable {
         // A fingerprint that could not be kept makes the job run again next time; it succeeded.
         if let upToDate, let declared { await upToDate.succeeded(declared) }
         return 0
+    }
+
+    /// The cache's view of this worker's copy of the workflow (made again when the copy was
+    /// read again); nil without a cache.
+    func cache(for job: WorkflowFile.Job) -> WorkflowCache? {
+        guard let cacheStore else { return nil }
+        let current = file.withLock { $0 }
+        return workflowCache.withLock { cache in
+            if let cache, cache.keys.file.jobs.first(where: { $0.name == job.name })?.run == job.run { return cache }
+            let made = WorkflowCache(
+                store: cacheStore.store, file: current, namespaces: cacheStore.namespaces, warn: warn)
+            cache = made
+            return made
+        }
     }
 
     /// The job as this worker's copy of the workflow declares it; or why this worker must not
