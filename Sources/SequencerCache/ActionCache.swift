@@ -60,17 +60,40 @@ public final class ActionCache: Sendable {
     private let restores: Bool
     private let explain: (@Sendable (_ name: String, _ words: String) -> Void)?
     private let warn: @Sendable (String) -> Void
+    /// Whether a miss claims its key first (``CacheClaims``), so that two runners never run
+    /// one action at once: a queue's workers. Nil: every miss runs.
+    private let coalescing: Coalescing?
+
+    /// How a runner claims the keys it runs, and waits for those others run.
+    public struct Coalescing: Sendable {
+        /// Who claims: the runner (a worker's name); each claim adds a number of its own, so
+        /// that the runner's own jobs coalesce with each other too.
+        public var owner: String
+        /// How long a claim lasts unrenewed (a PostgreSQL claim whose holder died goes then);
+        /// the holder renews it three times as often while it runs.
+        public var lease: Duration
+        /// How often a waiter looks for the result.
+        public var poll: Duration
+        /// The longest a waiter waits before it runs the action itself.
+        public var longestWait: Duration
+
+        public init(owner: String, lease: Duration = .seconds(30), poll: Duration = .milliseconds(200), longestWait: Duration = .seconds(3600)) {
+            (self.owner, self.lease, self.poll, self.longestWait) = (owner, lease, poll, longestWait)
+        }
+    }
 
     /// - Parameters:
     ///   - explain: told, for each action, whether it was restored or why it missed
     ///     (`--explain`); nil to work nothing of it out.
     ///   - warn: told what could not be done (a restore that failed, a result not stored).
+    ///   - coalescing: a miss claims its key first, and waits for another runner's result.
     public init(
         store: any CacheStore, root: ProjectRoot, namespaces: CacheNamespaces = CacheNamespaces(), restores: Bool = true,
-        explain: (@Sendable (String, String) -> Void)? = nil, warn: @escaping @Sendable (String) -> Void = { _ in }
+        coalescing: Coalescing? = nil, explain: (@Sendable (String, String) -> Void)? = nil,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         (self.store, self.root, self.namespaces, self.restores) = (store, root, namespaces, restores)
-        (self.explain, self.warn) = (explain, warn)
+        (self.coalescing, self.explain, self.warn) = (coalescing, explain, warn)
     }
 
     /// What a look-up did.
@@ -82,40 +105,117 @@ public final class ActionCache: Sendable {
         case missed(Ticket)
     }
 
-    /// What a miss hands to the store: when the action started, by the files' clock.
+    /// What a miss hands to the store: when the action started, by the files' clock, and the
+    /// claim on its key, when it holds one (given up by the store, or ``abandon(_:)``).
     public struct Ticket: Sendable {
         let started: Int64
+        var claim: Claim?
+    }
+
+    /// A key this runner claimed, renewed until it is given up.
+    final class Claim: Sendable {
+        let key: CacheDigest
+        let owner: String
+        let renewal: Task<Void, Never>
+
+        init(key: CacheDigest, owner: String, renewal: Task<Void, Never>) {
+            (self.key, self.owner, self.renewal) = (key, owner, renewal)
+        }
     }
 
     /// Looks `action` up in the trusted namespaces, and restores its outputs when an entry is
-    /// complete.
+    /// complete. With coalescing, a miss claims the action's key, or waits while another
+    /// runner holds it and restores what it stores.
     /// - Parameter printedPath: where what it printed goes, when restored.
     public func lookUp(_ action: CacheAction, printedPath: String) async -> Lookup {
-        let ticket = Ticket(started: Self.fileClock())
+        var ticket = Ticket(started: Self.fileClock())
         do {
-            var explained = !restores
-            for key in try await resultKeys(of: action) where restores {
-                switch try await store.record(for: key, in: namespaces.trusted) {
-                case .found(.result(let result), let namespace):
-                    if await restore(result, of: action, key: key, printedPath: printedPath) {
-                        explain?(action.name, "restored from the cache (key \(key.short), namespace \(namespace))")
-                        return .restored(key: key, result: result)
-                    }
-                    explained = true
-                case .incomplete(let missing, let namespace):
-                    explain?(action.name, "not restored: its entry in the cache (key \(key.short), namespace \(namespace)) "
-                             + "is incomplete, blob \(missing.short) is gone")
-                    explained = true
-                case .found, .missing: continue
-                }
-                break
-            }
-            if let explain, !explained { explain(action.name, "not in the cache: " + (try await whyMissed(action))) }
+            let (restored, explained) = try await find(action, printedPath: printedPath)
+            if let restored { return restored }
+            if let explain, restores, !explained { explain(action.name, "not in the cache: " + (try await whyMissed(action))) }
         } catch {
             warn("sequencer: \(action.name): the cache could not be read (\(error)); it runs")
         }
+        switch await coalesce(action, printedPath: printedPath) {
+        case .restored(let lookup)?: return lookup
+        case .claimed(let claim)?: ticket.claim = claim
+        case nil: break
+        }
         statistics.update { $0.misses += 1 }
         return .missed(ticket)
+    }
+
+    /// The action's result restored, when the cache has a complete one; and whether why not was
+    /// said already.
+    private func find(_ action: CacheAction, printedPath: String) async throws -> (Lookup?, explained: Bool) {
+        guard restores else { return (nil, true) }
+        for key in try await resultKeys(of: action) {
+            switch try await store.record(for: key, in: namespaces.trusted) {
+            case .found(.result(let result), let namespace):
+                if await restore(result, of: action, key: key, printedPath: printedPath) {
+                    explain?(action.name, "restored from the cache (key \(key.short), namespace \(namespace))")
+                    return (.restored(key: key, result: result), true)
+                }
+                return (nil, true)
+            case .incomplete(let missing, let namespace):
+                explain?(action.name, "not restored: its entry in the cache (key \(key.short), namespace \(namespace)) "
+                         + "is incomplete, blob \(missing.short) is gone")
+                return (nil, true)
+            case .found, .missing: continue
+            }
+        }
+        return (nil, false)
+    }
+
+    private enum Coalesced {
+        case restored(Lookup)
+        case claimed(Claim)
+    }
+
+    /// Claims the action's key, waiting while another runner holds it: its result, restored
+    /// once it stores it; the claim, when this runner is to run it; nil without coalescing, or
+    /// when claims cannot be made (it runs anyway).
+    private func coalesce(_ action: CacheAction, printedPath: String) async -> Coalesced? {
+        guard restores, let coalescing, !store.isReadOnly, let claims = store as? any CacheClaims else { return nil }
+        let key = action.declared.digest
+        let owner = coalescing.owner + " " + UUID().uuidString
+        let started = ContinuousClock.now
+        var said = false
+        while true {
+            do {
+                if try await claims.claim(key, owner: owner, lease: coalescing.lease) {
+                    let renewal = Task {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: coalescing.lease / 3)
+                            guard !Task.isCancelled else { return }
+                            _ = try? await claims.claim(key, owner: owner, lease: coalescing.lease)
+                        }
+                    }
+                    return .claimed(Claim(key: key, owner: owner, renewal: renewal))
+                }
+            } catch {
+                warn("sequencer: \(action.name): its key cannot be claimed (\(error)); it runs")
+                return nil
+            }
+            if !said {
+                explain?(action.name, "another runner is running it (key \(key.short)); waiting for its result")
+                said = true
+            }
+            guard ContinuousClock.now - started < coalescing.longestWait else { return nil }
+            do {
+                try await Task.sleep(for: coalescing.poll)
+            } catch {
+                return nil
+            }
+            if let (restored, _) = try? await find(action, printedPath: printedPath), let restored { return .restored(restored) }
+        }
+    }
+
+    /// Gives up the claim a miss holds, without storing (the action failed, or was stopped).
+    public func abandon(_ ticket: Ticket) async {
+        guard let claim = ticket.claim, let claims = store as? any CacheClaims else { return }
+        claim.renewal.cancel()
+        try? await claims.release(claim.key, owner: claim.owner)
     }
 
     // MARK: Looking up
@@ -206,6 +306,15 @@ public final class ActionCache: Sendable {
     ///   - outputs: the files it made, absolute.
     ///   - printedPath: a file holding what it printed, if it printed anything.
     public func store(
+        _ action: CacheAction, ticket: Ticket, after: KeyPreimage, discovered: [String], outputs: [String], printedPath: String?,
+        duration: Duration
+    ) async {
+        await keep(action, ticket: ticket, after: after, discovered: discovered, outputs: outputs, printedPath: printedPath, duration: duration)
+        // Released once stored: a waiter finds the result, or runs the action when there is none.
+        await abandon(ticket)
+    }
+
+    private func keep(
         _ action: CacheAction, ticket: Ticket, after: KeyPreimage, discovered: [String], outputs: [String], printedPath: String?,
         duration: Duration
     ) async {

@@ -122,8 +122,8 @@ extension DirectoryCache {
     }
 
     /// Removes what is least recently used until the cache holds at most `maxSize` bytes (no
-    /// limit when nil), then results whose blobs are gone, and temporary files older than
-    /// `staleAfter` (left by writers that were killed).
+    /// limit when nil), then results whose blobs are gone, and temporary files and claims older
+    /// than `staleAfter` (left by writers that were killed).
     public func collect(maxSize: Int64?, staleAfter: TimeInterval = 3600) throws -> Collection {
         try checkWritable()
         var collection = Collection()
@@ -137,6 +137,13 @@ extension DirectoryCache {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: path + "/tmp")) ?? [] {
             let file = path + "/tmp/" + name
             if let info = Self.info(file), info.modified < cutoff { remove(info) }
+        }
+        // Claims no one holds, untouched for as long: what their holders left.
+        for claim in files(under: "claims") where claim.modified < cutoff {
+            let descriptor = open(claim.path, O_RDWR | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { remove(claim) }
+            close(descriptor)
         }
         var all = files(under: "cas") + files(under: "ac")
         var size = all.reduce(Int64(0)) { $0 + $1.size }

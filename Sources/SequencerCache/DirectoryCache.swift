@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 /// A cache in a directory: on this machine, or on a mount many machines share. Safe for many
 /// processes at once: every blob and record is written to `tmp/` first, synced, then renamed
@@ -23,6 +24,8 @@ public final class DirectoryCache: CacheStore {
     /// The cache's directory, absolute.
     public let path: String
     public let isReadOnly: Bool
+    /// The claims this process holds (see `claim(_:owner:lease:)`): their locked descriptors.
+    let heldClaims = Mutex<[String: Int32]>([:])
 
     /// Opens the cache in `path`, making it first when it is not there (unless read-only).
     /// - Throws: ``CacheError`` when `path` is something else (a file, a directory of other

@@ -18,7 +18,7 @@ public import SequencerCache
 /// one transaction with its chunks, after its bytes were hashed (so it is whole or absent); a
 /// result is stored only while its blobs are there (read `FOR SHARE`, so none goes meanwhile)
 /// and found only with them, read in one snapshot.
-public final class PostgresCache: CacheStore, CustomStringConvertible {
+public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertible {
     /// The format this version writes and reads.
     public static let format = 1
     /// Blobs this size or smaller are kept in their row.
@@ -86,6 +86,7 @@ public final class PostgresCache: CacheStore, CustomStringConvertible {
                 "CREATE TABLE IF NOT EXISTS sequencer_cache.blobs (digest TEXT PRIMARY KEY, size BIGINT NOT NULL, chunks INTEGER NOT NULL, data BYTEA, used_at BIGINT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS sequencer_cache.chunks (digest TEXT NOT NULL, index INTEGER NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (digest, index))",
                 "CREATE TABLE IF NOT EXISTS sequencer_cache.records (namespace TEXT NOT NULL, key TEXT NOT NULL, record BYTEA NOT NULL, used_at BIGINT NOT NULL, PRIMARY KEY (namespace, key))",
+                "CREATE TABLE IF NOT EXISTS sequencer_cache.claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, until BIGINT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS sequencer_cache.format (format INTEGER NOT NULL)",
                 "INSERT INTO sequencer_cache.format (format) SELECT \(format) WHERE NOT EXISTS (SELECT 1 FROM sequencer_cache.format)",
             ] {
@@ -270,6 +271,33 @@ public final class PostgresCache: CacheStore, CustomStringConvertible {
         try await transaction("removing blob \(digest.short)") { connection, logger in
             try await connection.rows("DELETE FROM sequencer_cache.blobs WHERE digest = \(digest.hex)", logger)
             try await connection.rows("DELETE FROM sequencer_cache.chunks WHERE digest = \(digest.hex)", logger)
+        }
+    }
+
+    // MARK: Claims
+
+    /// A row of `sequencer_cache.claims` per claimed key, with its owner and when its lease
+    /// ends: taken when there is none, or when it is the owner's, or when its lease ran out.
+    public func claim(_ key: CacheDigest, owner: String, lease: Duration) async throws -> Bool {
+        try checkWritable()
+        let now = Self.now()
+        let until = now + Int64(lease.components.seconds) * 1000 + lease.components.attoseconds / 1_000_000_000_000_000
+        return try await transaction("claiming \(key.short)") { connection, logger in
+            let rows = try await connection.rows(
+                """
+                INSERT INTO sequencer_cache.claims (key, owner, until) VALUES (\(key.hex), \(owner), \(until))
+                ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, until = excluded.until
+                WHERE sequencer_cache.claims.owner = excluded.owner OR sequencer_cache.claims.until < \(now)
+                RETURNING owner
+                """, logger)
+            return !rows.isEmpty
+        }
+    }
+
+    public func release(_ key: CacheDigest, owner: String) async throws {
+        try checkWritable()
+        _ = try await transaction("releasing \(key.short)") { connection, logger in
+            try await connection.rows("DELETE FROM sequencer_cache.claims WHERE key = \(key.hex) AND owner = \(owner)", logger)
         }
     }
 

@@ -72,7 +72,7 @@ import Testing
         case .restored:
             #expect(try String(contentsOfFile: printedPath, encoding: .utf8) == printed)
             return .restored
-        case .missed(let store):
+        case .missed(let store, _):
             try FileManager.default.createDirectory(atPath: root + "/out", withIntermediateDirectories: true)
             if let run {
                 try run(root)

@@ -21,16 +21,19 @@ public final class WorkflowCache: ShellJobCache {
     /// - Parameters:
     ///   - inherited: the environment the run was started in (the base set comes from it).
     ///   - restores: false runs every cached job, storing what it makes (`--force`).
+    ///   - coalescing: a miss claims its key, and waits while another runner runs it (a queue's workers).
     ///   - explain: told, for each cached job, whether it was restored or why it missed
     ///     (`--explain`); nil to work nothing of it out.
     ///   - warn: told what could not be done (a restore that failed, a result not stored).
     public init(
         store: any CacheStore, file: WorkflowFile, namespaces: CacheNamespaces = CacheNamespaces(),
         inherited: [String: String] = ProcessInfo.processInfo.environment, expansions: PatternExpansions = PatternExpansions(),
-        restores: Bool = true, explain: (@Sendable (String, String) -> Void)? = nil, warn: @escaping @Sendable (String) -> Void = { _ in }
+        restores: Bool = true, coalescing: ActionCache.Coalescing? = nil, explain: (@Sendable (String, String) -> Void)? = nil,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         keys = JobKeys(file: file, expansions: expansions)
-        cache = ActionCache(store: store, root: keys.root, namespaces: namespaces, restores: restores, explain: explain, warn: warn)
+        cache = ActionCache(
+            store: store, root: keys.root, namespaces: namespaces, restores: restores, coalescing: coalescing, explain: explain, warn: warn)
         self.inherited = inherited
         workflow = keys.root.relative(URL(fileURLWithPath: file.path).standardizedFileURL.path)
         self.explain = explain
@@ -51,15 +54,19 @@ public final class WorkflowCache: ShellJobCache {
         switch await cache.lookUp(action, printedPath: printedPath) {
         case .restored(let key, _): return .restored(key: key.short)
         case .missed(let ticket):
-            return .missed { [self] printedPath, duration in
-                await self.keep(job, action: action, ticket: ticket, printedPath: printedPath, duration: duration)
-            }
+            return .missed(
+                store: { [self] printedPath, duration in
+                    await self.keep(job, action: action, ticket: ticket, printedPath: printedPath, duration: duration)
+                },
+                abandon: { [cache] in await cache.abandon(ticket) })
         }
     }
 
     /// Stores the result of `job`, which just succeeded: its outputs and its depfile.
     private func keep(_ job: WorkflowFile.Job, action: CacheAction, ticket: ActionCache.Ticket, printedPath: String, duration: Duration) async {
-        guard !cache.store.isReadOnly, let after = keys.preimage(of: job, inherited: inherited, inputs: FileHasher()) else { return }
+        guard !cache.store.isReadOnly, let after = keys.preimage(of: job, inherited: inherited, inputs: FileHasher()) else {
+            return await cache.abandon(ticket)
+        }
         let directory = keys.directory(of: job)
         var discovered: [String] = []
         if let depfile = job.depfile {
@@ -71,7 +78,7 @@ public final class WorkflowCache: ShellJobCache {
                 discovered = try Depfile.inputs(in: text).map { Depfile.normalized(keys.absolute($0, in: directory)) }
             } catch {
                 cache.warnNotStored(job.name, "its depfile cannot be read (\(error))")
-                return
+                return await cache.abandon(ticket)
             }
         }
         let outputs = (job.outputEntries.map(\.path) + (job.depfile.map { [$0.path] } ?? [])).map { keys.absolute($0, in: directory) }

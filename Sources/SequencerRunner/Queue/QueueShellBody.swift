@@ -95,6 +95,7 @@ package struct QueueShellBody: Sendable {
         let startedAt = NewAttempt.now()
         // Restored from the shared cache: it does not run.
         var store: (@Sendable (String, Duration) async -> Void)?
+        var abandon: (@Sendable () async -> Void)?
         if let cache, let declared {
             switch await cache.lookUp(declared, printedPath: logPath) {
             case .restored(let key):
@@ -106,7 +107,7 @@ package struct QueueShellBody: Sendable {
                 await writer.flush()
                 if let upToDate { await upToDate.succeeded(declared) }
                 return 0
-            case .missed(let keep): store = keep
+            case .missed(let keep, let giveUp): (store, abandon) = (keep, giveUp)
             case .uncached: break
             }
         }
@@ -122,7 +123,11 @@ package struct QueueShellBody: Sendable {
             summary = (error as? ProcessError)?.description ?? "\(error)"
         }
         let output = Self.output(at: logPath)
-        if exit?.succeeded == true, !Task.isCancelled { await store?(logPath, ContinuousClock.now - clock) }
+        if exit?.succeeded == true, !Task.isCancelled {
+            await store?(logPath, ContinuousClock.now - clock)
+        } else {
+            await abandon?()
+        }
         try? FileManager.default.removeItem(atPath: logPath)
         let stopped = Task.isCancelled
         let end: NewAttempt.End = stopped ? .stopped : exit?.succeeded == true ? .succeeded : .failed
@@ -152,8 +157,10 @@ package struct QueueShellBody: Sendable {
         let current = file.withLock { $0 }
         return workflowCache.withLock { cache in
             if let cache, cache.keys.file.jobs.first(where: { $0.name == job.name })?.run == job.run { return cache }
+            // Its jobs coalesce with every other runner's, and with each other (each claim is one job's).
             let made = WorkflowCache(
-                store: cacheStore.store, file: current, namespaces: cacheStore.namespaces, warn: warn)
+                store: cacheStore.store, file: current, namespaces: cacheStore.namespaces,
+                coalescing: ActionCache.Coalescing(owner: worker), warn: warn)
             cache = made
             return made
         }

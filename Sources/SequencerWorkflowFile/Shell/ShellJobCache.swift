@@ -20,6 +20,7 @@ public enum ShellCacheLookup: Sendable {
     /// attempt's file: it does not run. `key` names the entry, for people.
     case restored(key: String)
     /// The cache has no complete entry: the job runs, and `store` is called if it succeeds,
-    /// with its output file and how long it ran.
-    case missed(store: @Sendable (_ printedPath: String, _ duration: Duration) async -> Void)
+    /// with its output file and how long it ran; `abandon` if it does not (a claim on its key
+    /// is given up, for a runner waiting on it).
+    case missed(store: @Sendable (_ printedPath: String, _ duration: Duration) async -> Void, abandon: @Sendable () async -> Void)
 }

@@ -83,6 +83,7 @@ public struct ShellWorkflow: Sendable {
                     }
                     let outputPath = outputDirectory + "/" + Self.attemptFileName(outputName, attempt: context.attempt)
                     var store: (@Sendable (String, Duration) async -> Void)?
+                    var abandon: (@Sendable () async -> Void)?
                     if let cache {
                         let start = context.elapsed
                         switch await cache.lookUp(job, printedPath: outputPath) {
@@ -92,13 +93,19 @@ public struct ShellWorkflow: Sendable {
                                 exit: .exited(0), startError: nil, outputPath: outputPath, restored: key))
                             upToDate?.succeeded(job)
                             return
-                        case .missed(let keep): store = keep
+                        case .missed(let keep, let giveUp): (store, abandon) = (keep, giveUp)
                         case .uncached: break
                         }
                     }
-                    let ran = try await Self.runAttempt(
-                        of: name, command: command, outputs: outputs, context: context, runner: runner, log: log,
-                        outputPath: outputPath)
+                    let ran: Duration
+                    do {
+                        ran = try await Self.runAttempt(
+                            of: name, command: command, outputs: outputs, context: context, runner: runner, log: log,
+                            outputPath: outputPath)
+                    } catch {
+                        await abandon?()
+                        throw error
+                    }
                     await store?(outputPath, ran)
                     upToDate?.succeeded(job)
                 }
