@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Why the cache could not do what was asked, with where. A job whose cache fails runs
 /// here, with nothing lost: the caller says so and goes on.
@@ -53,21 +54,82 @@ public enum CacheNamespace {
 }
 
 /// Runs `body`, or gives up on it after `limit`: a cache server that hangs must not hang a
-/// run. The body is cancelled, and ``CacheError/Code/io`` thrown, naming `location` and what
-/// was being done.
+/// run. At the deadline ``CacheError/Code/io`` is thrown at once, naming `location` and what was
+/// being done, and `body` is cancelled (and left to end by itself: a request that ignores
+/// cancellation is not waited for).
 public func withCacheDeadline<T: Sendable>(
     _ limit: Duration, location: String, doing: String, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
+    let outcome = DeadlineOutcome<T>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            outcome.start(continuation)
+            let work = Task {
+                do {
+                    outcome.finish(.success(try await body()))
+                } catch {
+                    outcome.finish(.failure(error))
+                }
+            }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                guard !Task.isCancelled else { return }
+                outcome.finish(.failure(CacheError(
+                    .io, location: location, "\(doing): no answer within \(limit) (the cache's deadline); the job runs here")))
+                work.cancel()
+            }
+            outcome.tasks(work: work, timer: timer)
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw CacheError(.io, location: location, "\(doing): no answer within \(limit) (the cache's deadline); the job runs here")
+    } onCancel: {
+        outcome.cancel()
+    }
+}
+
+/// The one end of a ``withCacheDeadline(_:location:doing:_:)``: the body's, the timer's or a
+/// cancellation's, whichever comes first; the others are ignored.
+private final class DeadlineOutcome<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        /// The end, when it came before the continuation was handed over.
+        var early: Result<T, any Error>?
+        var done = false
+        var work: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<T, any Error>) {
+        let early = state.withLock { state -> Result<T, any Error>? in
+            if state.early == nil { state.continuation = continuation }
+            return state.early
         }
-        return value
+        if let early { continuation.resume(with: early) }
+    }
+
+    func tasks(work: Task<Void, Never>, timer: Task<Void, Never>) {
+        let ended = state.withLock { state in
+            (state.work, state.timer) = (work, timer)
+            return state.done
+        }
+        if ended { timer.cancel() }
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
+            guard !state.done else { return (nil, nil) }
+            state.done = true
+            if state.continuation == nil { state.early = result }
+            defer { state.continuation = nil }
+            return (state.continuation, state.timer)
+        }
+        timer?.cancel()
+        continuation?.resume(with: result)
+    }
+
+    func cancel() {
+        let work = state.withLock { $0.work }
+        work?.cancel()
+        finish(.failure(CancellationError()))
     }
 }

@@ -13,14 +13,12 @@ import Testing
     @Test func aServerThatHangsIsGivenUpAfterItsDeadline() async throws {
         let silent = try SilentServer()
         let cache = try HTTPCache(url: "http://127.0.0.1:\(silent.port)/", deadline: .milliseconds(300))
-        let started = ContinuousClock.now
         await #expect {
             _ = try await cache.record(for: CacheDigest.of(Data("k".utf8)), in: ["main"])
         } throws: { error in
             guard let error = error as? CacheError else { return false }
             return error.code == .io && error.message.contains("no answer within")
         }
-        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     @Test func aServerThatIsGoneIsAnErrorAtOnce() async throws {
