@@ -18,9 +18,14 @@ public struct CacheAction: Sendable {
     public var declared: KeyPreimage
     /// Whether it has a depfile: it is then looked up in two steps.
     public var discovers: Bool
+    /// Where this run's outputs go, absolute, in the order they are stored: a restored result's
+    /// outputs are written there. Nil: where the result names them, under the root (the same
+    /// paths in every checkout). A ninja build's file names may hold the checkout's path.
+    public var outputs: [String]?
 
-    public init(name: String, workflow: String, job: String, declared: KeyPreimage, discovers: Bool) {
+    public init(name: String, workflow: String, job: String, declared: KeyPreimage, discovers: Bool, outputs: [String]? = nil) {
         (self.name, self.workflow, self.job, self.declared, self.discovers) = (name, workflow, job, declared, discovers)
+        self.outputs = outputs
     }
 }
 
@@ -273,8 +278,9 @@ public final class ActionCache: Sendable {
     private func restore(_ result: ActionResult, of action: CacheAction, key: CacheDigest, printedPath: String) async -> Bool {
         do {
             var bytes: Int64 = 0
-            for output in result.outputs {
-                let target = resolve(output.path)
+            let targets = action.outputs.flatMap { $0.count == result.outputs.count ? $0 : nil }
+            for (index, output) in result.outputs.enumerated() {
+                let target = targets?[index] ?? resolve(output.path)
                 let parent = (target as NSString).deletingLastPathComponent
                 if !parent.isEmpty { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
                 try await store.fetchBlob(output.digest, to: target)

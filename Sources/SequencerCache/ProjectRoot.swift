@@ -28,9 +28,10 @@ public struct ProjectRoot: Sendable, Hashable {
         return String(standard.dropFirst(self.path.count + 1))
     }
 
-    /// `text` (a command line, a variable's value) with the root's absolute path written
-    /// relative wherever it starts a path: `ROOT/src` becomes `src`, and `ROOT` alone `.`.
-    /// A longer name that only starts like the root (`ROOT2/x`) is left as it is.
+    /// `text` (a command line, a variable's value, a file name that holds a path, as CMake's
+    /// object files for sources outside its tree do) with the root's absolute path written
+    /// relative wherever it appears: `ROOT/src` becomes `src`, and `ROOT` alone `.`. A longer
+    /// name that only starts like the root (`ROOT2/x`) is left as it is.
     public func relativeText(_ text: String) -> String {
         guard path != "/", text.contains(path) else { return text }
         var result = ""

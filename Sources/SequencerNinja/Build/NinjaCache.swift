@@ -102,13 +102,17 @@ final class NinjaCache: Sendable {
             entries.append(.init(.tool, tool.name, tool.digest ?? "not found"))
         }
         for (name, value) in keyed { entries.append(.init(.environment, name, root.relativeText(value))) }
+        // File names may hold the checkout's path (CMake names the objects of sources outside
+        // its tree after their absolute paths): written relative wherever it appears.
         for input in edge.dirtyingInputs {
             let path = absolute(graph.nodes[Int(input)].path)
-            entries.append(.init(.input, root.relative(path), CacheDigest.ofFile(path)?.digest.hex ?? "missing"))
+            entries.append(.init(.input, root.relativeText(root.relative(path)), CacheDigest.ofFile(path)?.digest.hex ?? "missing"))
         }
-        for output in outputs { entries.append(.init(.output, root.relative(absolute(output)), "")) }
+        for output in outputs { entries.append(.init(.output, root.relativeText(root.relative(absolute(output))), "")) }
         let discovers = !facts.deps.isEmpty || !facts.depfile.isEmpty
-        return CacheAction(name: outputs[0], workflow: workflow, job: outputs[0], declared: KeyPreimage(entries), discovers: discovers)
+        return CacheAction(
+            name: outputs[0], workflow: workflow, job: root.relativeText(outputs[0]), declared: KeyPreimage(entries), discovers: discovers,
+            outputs: storedFiles(facts, outputs: outputs))
     }
 
     /// The files a cached edge leaves, absolute: its outputs, and its depfile when ninja reads it
