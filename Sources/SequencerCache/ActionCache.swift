@@ -106,7 +106,7 @@ public final class ActionCache: Sendable {
         /// The outputs are in place, and the printed output at the path given: the action does
         /// not run.
         case restored(key: CacheDigest, result: ActionResult)
-        /// It runs; ``store(_:after:discovered:outputs:printedPath:duration:)`` takes its result.
+        /// It runs; ``store(_:ticket:after:discovered:outputs:printedPath:duration:)`` takes its result.
         case missed(Ticket)
     }
 

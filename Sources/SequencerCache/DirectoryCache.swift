@@ -150,7 +150,9 @@ public final class DirectoryCache: CacheStore {
         let temporary = Files.temporary(in: directory.isEmpty ? "." : directory)
         let copied: CacheDigest
         do {
-            copied = try Files.copyHashing(from: source, to: temporary)
+            // Not synced: a restored output is a build's file like any other (a compiler does
+            // not sync its object files either); it is renamed into place whole.
+            copied = try Files.copyHashing(from: source, to: temporary, synced: false)
         } catch {
             unlink(temporary)
             throw error

@@ -39,9 +39,9 @@ enum Files {
         try install(temporary, at: target)
     }
 
-    /// Copies `source` to a new file `target` (which must not exist), synced; returns the digest
-    /// of what was copied.
-    static func copyHashing(from source: String, to target: String) throws -> CacheDigest {
+    /// Copies `source` to a new file `target` (which must not exist), synced unless `synced` is
+    /// false; returns the digest of what was copied.
+    static func copyHashing(from source: String, to target: String, synced: Bool = true) throws -> CacheDigest {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw failure(source, "cannot read") }
         defer { close(input) }
@@ -67,7 +67,7 @@ enum Files {
                 }
             }
         }
-        guard fsync(output) == 0 else { throw failure(target, "cannot sync") }
+        guard !synced || fsync(output) == 0 else { throw failure(target, "cannot sync") }
         return hashing.finish()
     }
 
