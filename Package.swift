@@ -1,10 +1,17 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// CI sets SEQUENCER_WARNINGS_AS_ERRORS for every step, so that its build (warnings are errors)
+// and the README's `swift test` compile with the same flags: `-Xswiftc -warnings-as-errors` given
+// to the build alone made `swift test` compile everything again, three and a half minutes of CI.
+// Only this package's targets get it; a package that depends on Sequencer never does.
+let warningsAsErrors: [SwiftSetting] =
+    Context.environment["SEQUENCER_WARNINGS_AS_ERRORS"] == nil ? [] : [.unsafeFlags(["-warnings-as-errors"])]
+
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-]
+] + warningsAsErrors
 
 let package = Package(
     name: "Sequencer",
