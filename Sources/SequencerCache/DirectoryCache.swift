@@ -149,14 +149,9 @@ public final class DirectoryCache: CacheStore {
         let directory = (target as NSString).deletingLastPathComponent
         let temporary = Files.temporary(in: directory.isEmpty ? "." : directory)
         let copied: CacheDigest
-        do {
-            // Not synced: a restored output is a build's file like any other (a compiler does
-            // not sync its object files either); it is renamed into place whole.
-            copied = try Files.copyHashing(from: source, to: temporary, synced: false)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        // Not synced: a restored output is a build's file like any other (a compiler does not
+        // sync its object files either); it is renamed into place whole.
+        copied = try Files.copyHashing(from: source, to: temporary, synced: false)
         guard copied == digest else {
             unlink(temporary)
             // Never served again: the next look-up finds its result incomplete.

@@ -40,7 +40,8 @@ enum Files {
     }
 
     /// Copies `source` to a new file `target` (which must not exist), synced unless `synced` is
-    /// false; returns the digest of what was copied.
+    /// false; returns the digest of what was copied. When it fails, `target` is gone: a copy cut
+    /// short by a full disk must not keep the space it took.
     static func copyHashing(from source: String, to target: String, synced: Bool = true) throws -> CacheDigest {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw failure(source, "cannot read") }
@@ -48,6 +49,15 @@ enum Files {
         let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw failure(target, "cannot create") }
         defer { close(output) }
+        do {
+            return try copy(input, source: source, to: output, target: target, synced: synced)
+        } catch {
+            unlink(target)
+            throw error
+        }
+    }
+
+    private static func copy(_ input: Int32, source: String, to output: Int32, target: String, synced: Bool) throws -> CacheDigest {
         var hashing = CacheDigest.Hashing()
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         while true {

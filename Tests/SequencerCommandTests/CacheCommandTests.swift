@@ -92,6 +92,63 @@ struct CacheCommandTests {
         #expect(result.stderr.contains("the cache could not be read") && result.stderr.contains("no answer within"), "\(result.stderr)")
     }
 
+    /// Whether this machine lets a test mount a small file system of its own (a user and mount
+    /// namespace: `unshare -rm`), to fill it.
+    static let canMountATmpfs: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rm", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\" && rmdir \"$d\""]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// A cache on a full disk: the job's result cannot be stored, which is said (with the
+    /// system's reason) and costs nothing else: the run succeeds with its outputs in place, the
+    /// cut-short copy is removed, the cache is left undamaged (verify), and a run after it
+    /// restores what did fit.
+    @Test(.enabled(if: canMountATmpfs, "unshare -rm (a user and mount namespace) is not allowed here"))
+    func aFullDiskLeavesTheJobRunAndTheCacheUndamaged() async throws {
+        let cli = try CLI()
+        try cli.write("sequencer.yml", """
+            version: 1
+            jobs:
+              small:
+                run: echo small > small.txt
+                outputs: [small.txt]
+              big:
+                needs: [small]
+                run: head -c 600000 /dev/urandom > big.bin
+                outputs: [big.bin]
+
+            """)
+        let disk = cli.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        // The tmpfs exists only in the namespace: every command that sees it runs in one shell.
+        let script = """
+            mount -t tmpfs -o size=256k tmpfs "$1" || exit 99
+            "$2" run --cache "$1/cache"; echo "first=$?"
+            echo "left=$(ls -A "$1/cache/tmp" | wc -l)"
+            rm -f small.txt big.bin
+            "$2" run --cache "$1/cache" --explain; echo "second=$?"
+            "$2" cache verify --cache "$1/cache"; echo "verify=$?"
+            """
+        let result = try await cli.run(
+            ["-rm", "sh", "-c", script, "sh", disk, CLI.binary.path], executable: URL(fileURLWithPath: "/usr/bin/unshare"))
+        #expect(result.stdout.contains("first=0") && result.stdout.contains("second=0"), "\(result.output)")
+        #expect(result.stderr.contains("big: its result is not stored in the cache") && result.stderr.contains("No space left on device"),
+                "\(result.stderr)")
+        #expect(result.stdout.contains("explain: small: restored from the cache (key "), "\(result.stdout)")
+        #expect(result.stdout.contains("verify=0"), "\(result.output)")
+        // The copy the full disk cut short is gone: it would keep the space it took.
+        #expect(result.stdout.contains("left=0"), "\(result.stdout)")
+        #expect(cli.read("small.txt") == "small\n")
+        let big = try FileManager.default.attributesOfItem(atPath: cli.path("big.bin"))[.size] as? Int
+        #expect(big == 600_000)
+    }
+
     @Test func badCacheLocationsAndSizesAreUsageErrors() async throws {
         let cli = try CLI()
         try cli.write("sequencer.yml", Self.workflow)

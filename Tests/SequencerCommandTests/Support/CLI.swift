@@ -45,13 +45,13 @@ struct CLI {
 
     func read(_ name: String) -> String? { try? String(contentsOfFile: path(name), encoding: .utf8) }
 
-    /// Starts the binary with `arguments` in the directory (or in `subdirectory` of it),
-    /// without waiting.
+    /// Starts the binary (or `executable`) with `arguments` in the directory (or in
+    /// `subdirectory` of it), without waiting.
     func start(
-        _ arguments: [String], environment: [String: String] = [:], in subdirectory: String? = nil
+        _ arguments: [String], environment: [String: String] = [:], in subdirectory: String? = nil, executable: URL? = nil
     ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = executable ?? Self.binary
         process.arguments = arguments
         process.currentDirectoryURL = subdirectory.map { directory.appendingPathComponent($0, isDirectory: true) } ?? directory
         var variables = ProcessInfo.processInfo.environment
@@ -74,9 +74,11 @@ struct CLI {
         return result
     }
 
-    /// Runs the binary to its end (killing it after `limit`, which fails the test).
-    func run(_ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(60)) async throws -> Result {
-        let (process, stdout, stderr) = try start(arguments, environment: environment)
+    /// Runs the binary (or `executable`) to its end (killing it after `limit`, which fails the test).
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(60), executable: URL? = nil
+    ) async throws -> Result {
+        let (process, stdout, stderr) = try start(arguments, environment: environment, executable: executable)
         return try await finish(process, stdout, stderr, limit: limit)
     }
 
