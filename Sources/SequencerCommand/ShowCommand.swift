@@ -39,11 +39,12 @@ struct ShowCommand: AsyncParsableCommand {
         let workers = document.jobs.contains { $0.worker != nil }
         var rows = [["JOB", "STATUS", "ATTEMPTS", "EXIT", "TIME"] + (workers ? ["WORKER"] : [])]
         for job in document.jobs {
-            let status = job.status == JobState.upToDate.rawValue ? "up to date" : job.status
+            let status = job.restoredFrom != nil ? "restored" : job.status == JobState.upToDate.rawValue ? "up to date" : job.status
             rows.append([job.name, status, "\(job.attempts)", job.exit ?? "-", seconds(job.duration)] + (workers ? [job.worker ?? "-"] : []))
         }
         print(table(rows))
-        print("jobs: \(run.counts.text)")
+        let restored = document.jobs.filter { $0.restoredFrom != nil }.count
+        print("jobs: \(run.counts.text)" + (restored > 0 ? " (restored from the cache: \(restored) of the succeeded)" : ""))
         for job in record.jobs where job.state == .failed || job.state == .timedOut {
             print("\(job.name): \(job.error ?? job.state.rawValue)")
         }

@@ -100,3 +100,20 @@ public struct HistoryAttempt: Sendable, Hashable {
 
     public var duration: Double { Double(endedAt - startedAt) / 1e9 }
 }
+
+extension HistoryAttempt {
+    /// How an attempt whose job was restored from the shared output cache ends (its ``exit``),
+    /// in every history: it ran nothing, and its outputs are those a run with the same key
+    /// stored. ``restoredKey`` reads the key back.
+    public static func restoredExit(key: String) -> String { restoredPrefix + key + ")" }
+
+    /// The cache key its job's outputs were restored from, when they were (see
+    /// ``restoredExit(key:)``); nil for an attempt that ran.
+    public var restoredKey: String? {
+        guard exit.hasPrefix(Self.restoredPrefix), exit.hasSuffix(")") else { return nil }
+        let key = exit.dropFirst(Self.restoredPrefix.count).dropLast()
+        return key.isEmpty || key.contains(where: { $0 == " " || $0 == ")" }) ? nil : String(key)
+    }
+
+    private static let restoredPrefix = "restored from the cache (key "
+}

@@ -33,4 +33,15 @@ public struct RunRecord: Sendable {
     public var lastAttempts: [String: HistoryAttempt] {
         Dictionary(attempts.map { ($0.job, $0) }) { a, b in a.attempt > b.attempt || (a.attempt == b.attempt && a.endedAt > b.endedAt) ? a : b }
     }
+
+    /// The cache keys of the jobs that succeeded by a restore from the shared output cache (their
+    /// last attempt says so: ``HistoryAttempt/restoredKey``), by job name.
+    public var restoredKeys: [String: String] {
+        let last = lastAttempts
+        var keys: [String: String] = [:]
+        for job in jobs where job.state == .succeeded {
+            if let key = last[job.name]?.restoredKey { keys[job.name] = key }
+        }
+        return keys
+    }
 }

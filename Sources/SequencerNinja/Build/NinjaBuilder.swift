@@ -269,7 +269,7 @@ struct NinjaBuilder: Sendable {
             recorder.recordAttempt(NewAttempt(
                 job: outputs[0], attempt: 1, startedAt: recorder.time(at: recordedStart), endedAt: recorder.time(at: context.elapsed),
                 end: success ? .succeeded : .failed,
-                exit: restored.map { "restored from the cache (key \($0.key.short))" }
+                exit: restored.map { HistoryAttempt.restoredExit(key: $0.key.short) }
                     ?? (success ? "exit code 0" : exit.map { $0.succeeded ? "depfile unreadable" : $0.description } ?? "could not start"),
                 exitCode: exit.flatMap { if case .exited(let code) = $0 { Int(code) } else { nil } },
                 signal: exit.flatMap { if case .signaled(let signal) = $0 { Int(signal) } else { nil } },

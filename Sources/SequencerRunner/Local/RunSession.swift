@@ -98,7 +98,7 @@ package struct RunSession {
                     recorder.recordAttempt(NewAttempt(
                         job: attempt.job, attempt: attempt.attempt, startedAt: recorder.time(at: attempt.startedAt),
                         endedAt: recorder.time(at: attempt.endedAt), end: attempt.exit?.succeeded == true ? .succeeded : .failed,
-                        exit: attempt.restored.map { "restored from the cache (key \($0))" } ?? attempt.exitSummary,
+                        exit: attempt.restored.map { HistoryAttempt.restoredExit(key: $0) } ?? attempt.exitSummary,
                         exitCode: attempt.exitCode, signal: attempt.signal,
                         // A job that printed nothing has no output file.
                         output: FileManager.default.fileExists(atPath: attempt.outputPath) ? .file(attempt.outputPath) : .none))

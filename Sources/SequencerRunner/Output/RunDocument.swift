@@ -59,17 +59,21 @@ package struct RunDocument: Encodable {
         package let fingerprint: String?
         /// The worker that ran its last attempt (a queue's runs).
         package let worker: String?
+        /// The cache key its outputs were restored from, when the shared output cache had its
+        /// result (it succeeded without running); absent when it ran.
+        package let restoredFrom: String?
     }
 
     package init(_ record: RunRecord) {
         run = RunEntry(run: record.run)
         let last = record.lastAttempts
+        let restored = record.restoredKeys
         jobs = record.jobs.map { job in
             let attempt = last[job.name]
             return Job(
                 name: job.name, status: job.state.rawValue, code: job.code, error: job.error, attempts: job.attempts,
                 duration: job.duration, exit: attempt?.exit, exitCode: attempt?.exitCode, output: attempt?.outputFile,
-                reason: job.reason, fingerprint: job.fingerprint, worker: attempt?.worker)
+                reason: job.reason, fingerprint: job.fingerprint, worker: attempt?.worker, restoredFrom: restored[job.name])
         }
     }
 }

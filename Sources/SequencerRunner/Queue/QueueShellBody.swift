@@ -103,7 +103,7 @@ package struct QueueShellBody: Sendable {
                 try? FileManager.default.removeItem(atPath: logPath)
                 writer.recordAttempt(NewAttempt(
                     job: job.name, queueJob: id.rawValue, attempt: attempt, startedAt: startedAt, endedAt: NewAttempt.now(),
-                    end: .succeeded, exit: "restored from the cache (key \(key))", exitCode: 0, output: output.map { .bytes($0) } ?? .none))
+                    end: .succeeded, exit: HistoryAttempt.restoredExit(key: key), exitCode: 0, output: output.map { .bytes($0) } ?? .none))
                 await writer.flush()
                 if let upToDate { await upToDate.succeeded(declared) }
                 return 0

@@ -133,6 +133,11 @@
         name.append(link);
         const status = el("td");
         status.append(badge(job.status));
+        if (job.restoredFrom) {
+          const restored = el("span", "badge restored", "restored");
+          restored.title = "restored from the shared output cache (key " + job.restoredFrom + "): nothing ran";
+          status.append(" ", restored);
+        }
         const time = job.start !== null && job.start !== undefined
           ? (job.end !== null && job.end !== undefined ? job.end - job.start : (job.status === "running" ? now() - job.start : null)) : null;
         row.append(name, status, el("td", "num", String(job.attempts)), el("td", "num", seconds(time)),

@@ -31,6 +31,8 @@ struct RunDocument: Encodable, Equatable {
         var end: Double?
         var attempts: Int
         var error: String?
+        /// The cache key its outputs were restored from (the shared output cache); absent when it ran.
+        var restoredFrom: String?
     }
 
     struct Attempt: Encodable, Equatable {
@@ -59,7 +61,8 @@ struct RunDocument: Encodable, Equatable {
         jobs = view.jobs.map { job in
             Job(
                 name: job.name, status: job.status, lane: job.lane, needs: job.needs, start: view.offset(job.record?.startedAt),
-                end: view.offset(job.record?.endedAt), attempts: job.record?.attempts ?? 0, error: job.record?.error)
+                end: view.offset(job.record?.endedAt), attempts: job.record?.attempts ?? 0, error: job.record?.error,
+                restoredFrom: job.restoredFrom)
         }
         attempts = view.jobs.enumerated().flatMap { position, job in
             job.attempts.map { attempt in

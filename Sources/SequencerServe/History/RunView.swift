@@ -40,6 +40,12 @@ public struct RunView: Sendable {
         public var attempts: [HistoryAttempt]
         /// The graph's declaration of it, when the graph has the job.
         public let declared: HistoryGraph.Job?
+        /// The cache key its outputs were restored from, when it succeeded by a restore from the
+        /// shared output cache (nothing ran); nil otherwise.
+        public var restoredFrom: String? {
+            guard status == JobState.succeeded.rawValue else { return nil }
+            return attempts.max { $0.attempt < $1.attempt }?.restoredKey
+        }
         /// The worker that ran each attempt, by attempt number (a queue's runs).
         public var workers: [Int: String] {
             var workers: [Int: String] = [:]

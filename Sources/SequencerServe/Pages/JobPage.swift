@@ -26,6 +26,12 @@ struct JobPage {
             <dl class="facts">
             """
         if let why { body += "<dt>Why</dt><dd id=\"job-why\">\(why)</dd>" }
+        if let key = job.restoredFrom {
+            body += """
+                <dt>Cache</dt><dd id="job-restored">Restored from the shared output cache (key <code>\(HTML.escape(key))</code>): \
+                nothing ran; its outputs and printed output are those a run with the same key stored.</dd>
+                """
+        }
         body += "<dt>Time</dt><dd>\(HTML.duration(record?.duration))</dd>"
         body += "<dt>Attempts</dt><dd id=\"job-attempts\">\(record?.attempts ?? 0)</dd>"
         if let lane = job.lane { body += "<dt>Lane</dt><dd>\(HTML.escape(view.lanes[lane].name))</dd>" }
