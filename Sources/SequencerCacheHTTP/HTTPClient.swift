@@ -64,19 +64,31 @@ struct HTTPClient: Sendable {
         if let authorization { head.headers.add(name: "Authorization", value: authorization) }
         let request = head
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(request))
-            if let body, body.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(body))) }
-            try await outbound.write(.end(nil))
+            // A server may answer, and close the connection, as soon as it has the request's
+            // head (a request without a body needs no more), before the last part is written:
+            // a write that fails leaves the answer to be read all the same.
+            var unwritten: (any Error)?
+            do {
+                try await outbound.write(.head(request))
+                if let body, body.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(body))) }
+                try await outbound.write(.end(nil))
+            } catch {
+                unwritten = error
+            }
             var status = 0
             var collected = ByteBuffer()
-            for try await part in inbound {
-                switch part {
-                case .head(let response): status = Int(response.status.code)
-                case .body(var chunk): collected.writeBuffer(&chunk)
-                case .end: return Response(status: status, body: collected)
+            do {
+                for try await part in inbound {
+                    switch part {
+                    case .head(let response): status = Int(response.status.code)
+                    case .body(var chunk): collected.writeBuffer(&chunk)
+                    case .end: return Response(status: status, body: collected)
+                    }
                 }
+            } catch {
+                throw unwritten ?? error
             }
-            throw Failure(description: "the server closed the connection before its answer ended")
+            throw unwritten ?? Failure(description: "the server closed the connection before its answer ended")
         }
     }
 }

@@ -230,4 +230,20 @@ import Testing
             #expect(try await store.record(for: digest, in: ["main"]) == .found(.result(result), namespace: "main"))
         }
     }
+
+    /// Many look-ups in a row, each a request of its own: every one is answered. (An HTTP
+    /// server answers a request without a body, and closes the connection, as soon as it has its
+    /// head; a client that failed on writing the rest lost the answer, once in a few hundred.)
+    @Test(arguments: Backend.testable)
+    func everyOneOfManyLookUpsIsAnswered(_ backend: Backend) async throws {
+        try await with(backend) { subject in
+            let (key, result) = try await subject.storeResult("looked up again and again")
+            let missing = CacheDigest.of(Data("never stored".utf8))
+            for round in 0..<400 {
+                #expect(try await subject.store.hasBlob(result.outputs[0].digest), "round \(round)")
+                #expect(try await !subject.store.hasBlob(missing), "round \(round)")
+                #expect(try await subject.store.record(for: key, in: ["main"]) == .found(.result(result), namespace: "main"), "round \(round)")
+            }
+        }
+    }
 }
