@@ -61,6 +61,9 @@ public final class ActionCache: Sendable {
     public let root: ProjectRoot
     public let namespaces: CacheNamespaces
     public let statistics = CacheStatistics()
+    /// The digests of the files its keys name, each read once while it stays as it was (a
+    /// header that many actions include); a runner hashes its declared inputs with it too.
+    public let digests = FileDigests()
     /// Whether entries are restored (`--force` runs every action, and stores what it made).
     private let restores: Bool
     private let explain: (@Sendable (_ name: String, _ words: String) -> Void)?
@@ -244,7 +247,7 @@ public final class ActionCache: Sendable {
     private func discovered(_ set: [String], into declared: KeyPreimage) -> KeyPreimage? {
         var entries: [KeyPreimage.Entry] = []
         for path in set {
-            guard let digest = CacheDigest.ofFile(resolve(path))?.digest else { return nil }
+            guard let digest = digests.digest(of: resolve(path))?.digest else { return nil }
             entries.append(.init(.discovered, path, digest.hex))
         }
         return declared.adding(entries)
@@ -266,7 +269,7 @@ public final class ActionCache: Sendable {
         var mine = action.declared
         if action.discovers {
             let names = nearest.preimage.entries.filter { $0.kind == .discovered }.map(\.name)
-            mine = mine.adding(names.map { .init(.discovered, $0, CacheDigest.ofFile(resolve($0))?.digest.hex ?? "missing") })
+            mine = mine.adding(names.map { .init(.discovered, $0, digests.digest(of: resolve($0))?.digest.hex ?? "missing") })
         }
         let difference = mine.firstDifference(from: nearest.preimage) ?? "the same inputs, stored under another key"
         return "\(difference), against its nearest entry (key \(key.short))"

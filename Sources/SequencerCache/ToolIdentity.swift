@@ -12,12 +12,14 @@ import Synchronization
 /// A command's tools are the first words of its simple commands (split at `&&`, `||`, `;` and
 /// `|`), after any `NAME=value` assignments, each looked up on the `PATH` as the shell would:
 /// `cd build && /usr/bin/cc -c a.c` starts `/usr/bin/cc`. A word of the shell's own (`cd`,
-/// `echo`, a parenthesis) is the shell's: `/bin/sh`. A tool's hash is kept while its size, time
-/// and inode stay, for the life of the identity.
+/// `echo`, a parenthesis) is the shell's: `/bin/sh`. A tool's hash is kept as `digests` keeps
+/// it (while its stamp stays).
 public final class ToolIdentity: Sendable {
-    private let known = Mutex<[String: (stamp: [Int64], digest: String)]>([:])
+    private let digests: FileDigests
 
-    public init() {}
+    public init(digests: FileDigests = FileDigests()) {
+        self.digests = digests
+    }
 
     /// The command's tools, as written, each with its executable's SHA-256 (nil when it is not
     /// found: the key says so, and the command runs to say why); `sh` for the shell's words.
@@ -44,18 +46,7 @@ public final class ToolIdentity: Sendable {
 
     /// The SHA-256 of the file at `path`, in hex; nil when it is not a readable file.
     private func hash(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        #if canImport(Darwin)
-        let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        #else
-        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        #endif
-        let stamp = [Int64(info.st_size), modified, Int64(bitPattern: UInt64(info.st_ino))]
-        if let cached = known.withLock({ $0[path] }), cached.stamp == stamp { return cached.digest }
-        guard let digest = CacheDigest.ofFile(path)?.digest.hex else { return nil }
-        known.withLock { $0[path] = (stamp, digest) }
-        return digest
+        digests.digest(of: path)?.digest.hex
     }
 
     /// The command's simple commands: split at `&&`, `||`, `;`, `|` and newlines (quotes are not

@@ -371,7 +371,7 @@ struct NinjaBuilder: Sendable {
             return
         }
         await cache.cache.store(
-            ticket.action, ticket: ticket.ticket, after: cache.action(edge, graph: graph, facts: facts, outputs: outputs).declared,
+            ticket.action, ticket: ticket.ticket, after: cache.action(edge, graph: graph, facts: facts, outputs: outputs, rereading: true).declared,
             discovered: found.map(cache.absolute), outputs: cache.storedFiles(facts, outputs: outputs), printedPath: printed,
             duration: duration)
     }

@@ -27,13 +27,14 @@ final class NinjaCache: Sendable {
     let environment: [String: String]
     /// The variables named in `SEQUENCER_CACHE_ENV`, with their values.
     private let keyed: [String: String]
-    private let tools = ToolIdentity()
+    private let tools: ToolIdentity
     /// The build's directory, absolute.
     private let directory: String
     private let workflow: String
 
     private init(cache: ActionCache, environment: [String: String], keyed: [String: String], directory: String) {
         (self.cache, self.environment, self.keyed, self.directory) = (cache, environment, keyed, directory)
+        tools = ToolIdentity(digests: cache.digests)
         workflow = cache.root.relative(directory + "/build.ninja")
     }
 
@@ -89,8 +90,10 @@ final class NinjaCache: Sendable {
         !edge.isPhony && !facts.generator && edge.pool != "console" && !edge.outputs.isEmpty && !facts.command.isEmpty
     }
 
-    /// The edge as the cache sees it, its inputs hashed now.
-    func action(_ edge: NinjaGraph.Edge, graph: NinjaGraph, facts: EdgeFacts, outputs: [String]) -> CacheAction {
+    /// The edge as the cache sees it, its inputs hashed now: each read once in a build while it
+    /// stays as it was (``FileDigests``), or read again, every one, when `rereading` (the check
+    /// after the edge ran, that none changed while it ran).
+    func action(_ edge: NinjaGraph.Edge, graph: NinjaGraph, facts: EdgeFacts, outputs: [String], rereading: Bool = false) -> CacheAction {
         let root = cache.root
         var entries: [KeyPreimage.Entry] = [
             .init(.format, KeyPreimage.format),
@@ -106,7 +109,8 @@ final class NinjaCache: Sendable {
         // its tree after their absolute paths): written relative wherever it appears.
         for input in edge.dirtyingInputs {
             let path = absolute(graph.nodes[Int(input)].path)
-            entries.append(.init(.input, root.relativeText(root.relative(path)), CacheDigest.ofFile(path)?.digest.hex ?? "missing"))
+            let digest = rereading ? FileDigests.read(path)?.digest : cache.digests.digest(of: path)?.digest
+            entries.append(.init(.input, root.relativeText(root.relative(path)), digest?.hex ?? "missing"))
         }
         for output in outputs { entries.append(.init(.output, root.relativeText(root.relative(absolute(output))), "")) }
         let discovers = !facts.deps.isEmpty || !facts.depfile.isEmpty
