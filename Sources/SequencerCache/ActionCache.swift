@@ -188,34 +188,39 @@ public final class ActionCache: Sendable {
         let key = action.declared.digest
         let owner = coalescing.owner + " " + UUID().uuidString
         let started = ContinuousClock.now
-        var said = false
+        var wait = ClaimWait(longestWait: coalescing.longestWait)
+        var found: Lookup?
         while true {
-            do {
-                if try await claims.claim(key, owner: owner, lease: coalescing.lease) {
-                    let renewal = Task {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(for: coalescing.lease / 3)
-                            guard !Task.isCancelled else { return }
-                            _ = try? await claims.claim(key, owner: owner, lease: coalescing.lease)
-                        }
-                    }
-                    return .claimed(Claim(key: key, owner: owner, renewal: renewal))
+            switch wait.step {
+            case .claim:
+                do {
+                    let won = try await claims.claim(key, owner: owner, lease: coalescing.lease)
+                    wait.next(.claimed(won: won, elapsed: ContinuousClock.now - started))
+                } catch {
+                    warn("sequencer: \(action.name): its key cannot be claimed (\(error)); it runs")
+                    wait.next(.claimFailed)
                 }
-            } catch {
-                warn("sequencer: \(action.name): its key cannot be claimed (\(error)); it runs")
+            case .wait(let say):
+                if say { explain?(action.name, "another runner is running it (key \(key.short)); waiting for its result") }
+                let cancelled = (try? await Task.sleep(for: coalescing.poll)) == nil
+                wait.next(.waited(cancelled: cancelled))
+            case .lookUp:
+                found = (try? await find(action, printedPath: printedPath))?.0
+                wait.next(.lookedUp(found: found != nil))
+            case .restore:
+                return found.map { .restored($0) }
+            case .run(claimed: false):
                 return nil
+            case .run(claimed: true):
+                let renewal = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: coalescing.lease / 3)
+                        guard !Task.isCancelled else { return }
+                        _ = try? await claims.claim(key, owner: owner, lease: coalescing.lease)
+                    }
+                }
+                return .claimed(Claim(key: key, owner: owner, renewal: renewal))
             }
-            if !said {
-                explain?(action.name, "another runner is running it (key \(key.short)); waiting for its result")
-                said = true
-            }
-            guard ContinuousClock.now - started < coalescing.longestWait else { return nil }
-            do {
-                try await Task.sleep(for: coalescing.poll)
-            } catch {
-                return nil
-            }
-            if let (restored, _) = try? await find(action, printedPath: printedPath), let restored { return .restored(restored) }
         }
     }
 
