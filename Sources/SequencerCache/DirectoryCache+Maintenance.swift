@@ -8,51 +8,14 @@ public import Foundation
 /// What `sequencer cache stats`, `ls`, `verify` and `gc` do to a directory cache. Each is safe
 /// while other processes use the cache: a file removed under a reader makes its result
 /// incomplete (the job runs), never wrong.
-extension DirectoryCache {
-    /// How much a cache holds.
-    public struct Usage: Sendable, Hashable, Codable {
-        public var blobs = 0
-        public var blobBytes: Int64 = 0
-        /// Results, by namespace.
-        public var results: [String: Int] = [:]
-        /// Sets of inputs found by depfiles, and names of jobs' latest results.
-        public var otherRecords = 0
-        public var recordBytes: Int64 = 0
-        /// Files in `tmp/`: writes in progress, or left by a writer that was killed.
-        public var temporaries = 0
+extension DirectoryCache: CacheMaintenance {
+    public typealias Usage = CacheUsage
+    public typealias Listed = CacheListing
+    public typealias Verification = CacheVerification
+    public typealias Collection = CacheCollection
 
-        public var totalBytes: Int64 { blobBytes + recordBytes }
-    }
-
-    /// A result as `ls` lists it.
-    public struct Listed: Sendable, Hashable {
-        public var namespace: String
-        public var key: CacheDigest
-        public var result: ActionResult
-        /// When it was last used (stored or restored).
-        public var usedAt: Date
-    }
-
-    /// What `verify` found, and what it removed when repairing.
-    public struct Verification: Sendable, Hashable, Codable {
-        public var blobsChecked = 0
-        public var recordsChecked = 0
-        /// Blobs whose bytes do not match their names.
-        public var damagedBlobs: [String] = []
-        /// Records that cannot be read.
-        public var damagedRecords: [String] = []
-        /// Results that name a blob that is not there (never served; `gc` removes them).
-        public var incompleteResults: [String] = []
-
-        public var isClean: Bool { damagedBlobs.isEmpty && damagedRecords.isEmpty && incompleteResults.isEmpty }
-    }
-
-    /// What `gc` removed.
-    public struct Collection: Sendable, Hashable, Codable {
-        public var removedFiles = 0
-        public var freedBytes: Int64 = 0
-        public var sizeAfter: Int64 = 0
-    }
+    /// Where the cache is: its directory.
+    public var location: String { path }
 
     /// How much the cache holds now.
     public func usage() -> Usage {

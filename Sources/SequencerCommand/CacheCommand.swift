@@ -15,17 +15,42 @@ struct CacheCommand: AsyncParsableCommand {
 
     /// Where the cache is: `--cache`, else `SEQUENCER_CACHE`.
     struct Location: ParsableArguments {
-        @Option(help: ArgumentHelp("The cache (a directory; default: $SEQUENCER_CACHE).", valueName: "location"))
+        @Option(help: ArgumentHelp("The cache: a directory or a postgres:// URL (default: $SEQUENCER_CACHE).", valueName: "location"))
         var cache: String?
 
-        /// Opens the cache; it must exist, unless `creating`.
-        func open(readOnly: Bool, creating: Bool = false) throws -> DirectoryCache {
+        private func named() throws -> String {
             guard let location = cache ?? ProcessInfo.processInfo.environment["SEQUENCER_CACHE"].flatMap({ $0.isEmpty ? nil : $0 }) else {
                 throw ValidationError("no cache: give --cache LOCATION, or set SEQUENCER_CACHE")
             }
+            return location
+        }
+
+        /// Opens the cache, a directory or a PostgreSQL database, to be kept; it must exist.
+        func open(readOnly: Bool) async throws -> any CacheMaintenance {
+            let location = try named()
+            do {
+                let scheme = location.range(of: "://").map { location[..<$0.lowerBound].lowercased() }
+                if scheme == "http" || scheme == "https" {
+                    throw CacheError(.notACache, location: location, "an HTTP cache is kept by its server; these commands keep directory and PostgreSQL caches")
+                }
+                // Opened read-only first: a cache that is not there is said, not made.
+                let found = try await CacheStores.open(location, readOnly: true)
+                let cache = readOnly ? found : try await CacheStores.open(location, readOnly: false)
+                guard let kept = cache as? any CacheMaintenance else {
+                    throw CacheError(.notACache, location: location, "not a cache these commands keep")
+                }
+                return kept
+            } catch let error as CacheError {
+                throw CacheCommand.fail("error: \(error)")
+            }
+        }
+
+        /// Opens a directory cache (made when `creating`): `cache serve` serves one.
+        func directory(readOnly: Bool, creating: Bool) throws -> DirectoryCache {
+            let location = try named()
             do {
                 if location.contains("://") {
-                    throw CacheError(.notACache, location: location, "the cache commands work on directory caches only, for now")
+                    throw CacheError(.notACache, location: location, "`cache serve` serves a directory cache")
                 }
                 guard let directory = try CacheLocation.open(location, readOnly: readOnly || !creating) as? DirectoryCache else {
                     throw CacheError(.notACache, location: location, "not a directory cache")
@@ -37,20 +62,20 @@ struct CacheCommand: AsyncParsableCommand {
         }
     }
 
-    struct Stats: ParsableCommand {
+    struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "How much the cache holds: blobs, results by namespace, bytes.")
 
         @OptionGroup var location: Location
         @Flag(help: "Print the figures as JSON.") var json = false
 
-        func run() throws {
-            let cache = try location.open(readOnly: true)
-            let usage = cache.usage()
+        func run() async throws {
+            let cache = try await location.open(readOnly: true)
+            let usage = try await CacheCommand.kept { try await cache.usage() }
             if json {
                 print(JSONText.encode(usage, pretty: true))
                 return
             }
-            print("cache \(cache.path)")
+            print("cache \(cache.location)")
             print("  \(usage.blobs) blobs, \(CacheStatistics.text(bytes: usage.blobBytes))")
             let results = usage.results.sorted { $0.key < $1.key }.map { "\($0.value) in \($0.key)" }
             print("  \(usage.results.values.reduce(0, +)) results" + (results.isEmpty ? "" : " (" + results.joined(separator: ", ") + ")"))
@@ -59,7 +84,7 @@ struct CacheCommand: AsyncParsableCommand {
         }
     }
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "ls", abstract: "The results kept, the most recently used first.")
 
         @OptionGroup var location: Location
@@ -67,10 +92,10 @@ struct CacheCommand: AsyncParsableCommand {
         @Option(help: "At most this many.") var limit = 50
         @Flag(help: "Print them as JSON, with what went into each key.") var json = false
 
-        func run() throws {
-            let cache = try location.open(readOnly: true)
+        func run() async throws {
+            let cache = try await location.open(readOnly: true)
             let namespaces = namespace.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-            let listed = cache.results(in: namespaces).prefix(max(0, limit))
+            let listed = try await CacheCommand.kept { try await cache.results(in: namespaces) }.prefix(max(0, limit))
             if json {
                 print(JSONText.encode(listed.map(Entry.init), pretty: true))
                 return
@@ -97,7 +122,7 @@ struct CacheCommand: AsyncParsableCommand {
             let duration: Double
             let preimage: [KeyPreimage.Entry]
 
-            init(_ listed: DirectoryCache.Listed) {
+            init(_ listed: CacheListing) {
                 (key, namespace, usedAt) = (listed.key.hex, listed.namespace, listed.usedAt.timeIntervalSince1970)
                 (job, workflow, outputs) = (listed.result.job, listed.result.workflow, listed.result.outputs)
                 (duration, preimage) = (listed.result.duration, listed.result.preimage.entries)
@@ -105,7 +130,7 @@ struct CacheCommand: AsyncParsableCommand {
         }
     }
 
-    struct Verify: ParsableCommand {
+    struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read every blob and record back; exit status 2 when any is damaged.",
             discussion: "With --repair, what is damaged is removed (a job whose result goes runs again), and the exit status is 0."
@@ -115,18 +140,13 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Remove damaged blobs and records, and results whose blobs are gone.") var repair = false
         @Flag(help: "Print what was found as JSON.") var json = false
 
-        func run() throws {
-            let cache = try location.open(readOnly: !repair)
-            let found: DirectoryCache.Verification
-            do {
-                found = try cache.verify(repair: repair)
-            } catch let error as CacheError {
-                throw CacheCommand.fail("error: \(error)")
-            }
+        func run() async throws {
+            let cache = try await location.open(readOnly: !repair)
+            let found = try await CacheCommand.kept { try await cache.verify(repair: repair) }
             if json {
                 print(JSONText.encode(found, pretty: true))
             } else {
-                print("checked \(found.blobsChecked) blobs and \(found.recordsChecked) records in \(cache.path)")
+                print("checked \(found.blobsChecked) blobs and \(found.recordsChecked) records in \(cache.location)")
                 let done = repair ? " (removed)" : ""
                 for path in found.damagedBlobs { print("damaged blob\(done): \(path)") }
                 for path in found.damagedRecords { print("damaged record\(done): \(path)") }
@@ -137,7 +157,7 @@ struct CacheCommand: AsyncParsableCommand {
         }
     }
 
-    struct Collect: ParsableCommand {
+    struct Collect: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "gc",
             abstract: "Remove the least recently used blobs and results until the cache fits --max-size, and what is of no use.",
@@ -153,19 +173,14 @@ struct CacheCommand: AsyncParsableCommand {
             _ = try CacheCommand.size(maxSize)
         }
 
-        func run() throws {
+        func run() async throws {
             let limit = try CacheCommand.size(maxSize ?? ProcessInfo.processInfo.environment["SEQUENCER_CACHE_MAX_SIZE"])
-            let cache = try location.open(readOnly: false)
-            let collection: DirectoryCache.Collection
-            do {
-                collection = try cache.collect(maxSize: limit)
-            } catch let error as CacheError {
-                throw CacheCommand.fail("error: \(error)")
-            }
+            let cache = try await location.open(readOnly: false)
+            let collection = try await CacheCommand.kept { try await cache.collect(maxSize: limit, staleAfter: 3600) }
             if json {
                 print(JSONText.encode(collection, pretty: true))
             } else {
-                print("removed \(collection.removedFiles) files (\(CacheStatistics.text(bytes: collection.freedBytes))); "
+                print("removed \(collection.removedFiles) blobs and records (\(CacheStatistics.text(bytes: collection.freedBytes))); "
                       + "the cache holds \(CacheStatistics.text(bytes: collection.sizeAfter))")
             }
         }
@@ -187,13 +202,22 @@ struct CacheCommand: AsyncParsableCommand {
         @Flag(help: "Refuse every write: the cache is only read.") var readOnly = false
 
         func run() throws {
-            let cache = try location.open(readOnly: readOnly, creating: true)
+            let cache = try location.directory(readOnly: readOnly, creating: true)
             guard let binary = ProgramLookup.companion("sequencer-serve") else {
                 throw CacheCommand.fail("error: `sequencer cache serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
             }
             let argv = [binary, "--cache", cache.path, "--port", "\(port)", "--host", host] + (readOnly ? ["--read-only"] : [])
             execv(binary, argv.map { strdup($0) } + [nil])
             throw CacheCommand.fail("error: cannot start \(binary): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// What `body` does to a cache; a ``CacheError`` said, for exit status 2.
+    static func kept<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as CacheError {
+            throw fail("error: \(error)")
         }
     }
 

@@ -127,8 +127,14 @@ public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertib
                     }
                 }
                 if !self.isReadOnly {
+                    let now = Self.now()
                     try await connection.rows(
-                        "UPDATE sequencer_cache.records SET used_at = \(Self.now()) WHERE namespace = \(namespace) AND key = \(key.hex)", logger)
+                        "UPDATE sequencer_cache.records SET used_at = \(now) WHERE namespace = \(namespace) AND key = \(key.hex)", logger)
+                    // Its blobs are used too: the least recently used go first (`gc`).
+                    if case .result(let result) = record {
+                        try await connection.rows(
+                            "UPDATE sequencer_cache.blobs SET used_at = \(now) WHERE digest = ANY(\(result.blobs.map(\.hex)))", logger)
+                    }
                 }
                 return .found(record, namespace: namespace)
             }
@@ -307,7 +313,7 @@ public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertib
         if isReadOnly { throw CacheError(.readOnly, location: description, "the cache is opened read-only; nothing is written") }
     }
 
-    private func transaction<T: Sendable>(
+    func transaction<T: Sendable>(
         _ doing: String, isolation: String = "READ COMMITTED", _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let (logger, client) = (logger, client)
@@ -335,5 +341,5 @@ public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertib
         return CacheError(.io, location: location, "\(doing) failed: \(PostgresQueueStore.describe(error))")
     }
 
-    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }

@@ -30,6 +30,8 @@ import Testing
         /// Whether a damaged blob, once found, is removed (a Bazel HTTP cache's cannot be: it
         /// is not served, and the next store puts it right).
         var removesDamage = true
+        /// Makes a result (its key) and its blob last used that many seconds earlier than they were.
+        var age: @Sendable (CacheDigest, CacheDigest, TimeInterval) async throws -> Void = { _, _, _ in }
 
         /// A file holding `text`, and its digest.
         func file(_ text: String) throws -> (path: String, digest: CacheDigest) {
@@ -58,10 +60,17 @@ import Testing
             let path = files.file("cache")
             let store = try DirectoryCache(path: path)
             @Sendable func blob(_ digest: CacheDigest) -> String { "\(path)/cas/\(digest.hex.prefix(2))/\(digest.hex)" }
-            try await body(Subject(
+            var subject = Subject(
                 store: store, files: files, readOnly: { try DirectoryCache(path: path, readOnly: true) },
                 removeBlob: { try FileManager.default.removeItem(atPath: blob($0)) },
-                damageBlob: { digest, text in try text.write(toFile: blob(digest), atomically: false, encoding: .utf8) }))
+                damageBlob: { digest, text in try text.write(toFile: blob(digest), atomically: false, encoding: .utf8) })
+            subject.age = { key, digest, seconds in
+                for file in [blob(digest), "\(path)/ac/main/\(key.hex.prefix(2))/\(key.hex)"] {
+                    let used = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date ?? Date()
+                    try FileManager.default.setAttributes([.modificationDate: used.addingTimeInterval(-seconds)], ofItemAtPath: file)
+                }
+            }
+            try await body(subject)
         case .http:
             let path = files.file("served")
             let served = try DirectoryCache(path: path)
@@ -81,14 +90,20 @@ import Testing
             try await TestServer.withDatabase { url in
                 let store = try await PostgresCache(url: url)
                 do {
-                    try await body(Subject(
+                    var subject = Subject(
                         store: store, files: files,
                         // Closed when it goes (its pool ends), and dropped with the database.
                         readOnly: { try await PostgresCache(url: url, readOnly: true) },
                         removeBlob: { try await TestServer.admin(url, "DELETE FROM sequencer_cache.blobs WHERE digest = '\($0.hex)'") },
                         damageBlob: { digest, text in
                             try await TestServer.admin(url, "UPDATE sequencer_cache.blobs SET data = convert_to('\(text)', 'UTF8') WHERE digest = '\(digest.hex)'")
-                        }))
+                        })
+                    subject.age = { key, digest, seconds in
+                        let earlier = Int64(seconds * 1000)
+                        try await TestServer.admin(url, "UPDATE sequencer_cache.records SET used_at = used_at - \(earlier) WHERE key = '\(key.hex)'")
+                        try await TestServer.admin(url, "UPDATE sequencer_cache.blobs SET used_at = used_at - \(earlier) WHERE digest = '\(digest.hex)'")
+                    }
+                    try await body(subject)
                 } catch {
                     await store.close()
                     throw error

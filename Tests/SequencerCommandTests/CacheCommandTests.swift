@@ -42,14 +42,20 @@ struct CacheCommandTests {
         #expect(second.stdout.contains("made upper"), "what the job printed is shown again")
         #expect(bob.read("out/upper.txt") == "HELLO\n" && bob.read("out/count.txt") == ada.read("out/count.txt"))
 
-        let stats = try await ada.run(["cache", "stats", "--cache", cache])
-        #expect(stats.status == 0 && stats.stdout.contains("2 results (2 in main)"), "\(stats.output)")
-        let listed = try await ada.run(["cache", "ls", "--cache", cache])
+        try await Self.keep(cache, holding: 2, with: ada)
+    }
+
+    /// `cache stats`, `ls`, `verify` and `gc` on a cache that holds `results` results in `main`,
+    /// the workflow's among them: each says so, and `gc --max-size 0` empties it.
+    static func keep(_ cache: String, holding results: Int, with cli: CLI) async throws {
+        let stats = try await cli.run(["cache", "stats", "--cache", cache])
+        #expect(stats.status == 0 && stats.stdout.contains("\(results) results (\(results) in main)"), "\(stats.output)")
+        let listed = try await cli.run(["cache", "ls", "--cache", cache])
         #expect(listed.stdout.contains("sequencer.yml: upper") && listed.stdout.contains("sequencer.yml: count"), "\(listed.output)")
-        #expect(try await ada.run(["cache", "verify", "--cache", cache]).status == 0)
-        let collected = try await ada.run(["cache", "gc", "--cache", cache, "--max-size", "0"])
+        #expect(try await cli.run(["cache", "verify", "--cache", cache]).status == 0)
+        let collected = try await cli.run(["cache", "gc", "--cache", cache, "--max-size", "0"])
         #expect(collected.status == 0 && collected.stdout.contains("the cache holds 0 B"), "\(collected.output)")
-        #expect(try await ada.run(["cache", "stats", "--cache", cache]).stdout.contains("0 results"))
+        #expect(try await cli.run(["cache", "stats", "--cache", cache]).stdout.contains("0 results"))
     }
 
     /// The fleet's database as the cache: a second checkout restored from PostgreSQL, for a
@@ -75,6 +81,11 @@ struct CacheCommandTests {
             let ninja = try await bob.run(["ninja", "-C", bob.path("n")], environment: ["SEQUENCER_CACHE": url])
             #expect(ninja.stderr.contains("sequencer: cache: 1 hit, 0 misses"), "\(ninja.output)")
             #expect(bob.read("n/out") == "x\n")
+
+            // The cache commands keep it as they keep a directory (the ninja edge's result too).
+            try await Self.keep(url, holding: 3, with: ada)
+            let http = try await ada.run(["cache", "stats", "--cache", "http://127.0.0.1:1/"])
+            #expect(http.status == 2 && http.stderr.contains("an HTTP cache is kept by its server"), "\(http.output)")
         }
     }
 

@@ -150,7 +150,7 @@ package struct RunSession {
         }
 
         let figures = cache?.statistics.current
-        if let cache { trim(cache) }
+        if let cache { await trim(cache) }
         let summary = RunSummary(report: report, shell: shell, interrupted: control.interrupted, cache: figures)
         summary.print(to: console)
         if let trace = settings.trace { try writeTrace(to: trace, report: report, shell: shell) }
@@ -281,12 +281,13 @@ package struct RunSession {
             warn: { [output] in output.diagnostics($0) })
     }
 
-    /// Keeps a directory cache to `--cache-max-size` after a run that stored something in it.
-    private func trim(_ cache: WorkflowCache) {
+    /// Keeps a cache (a directory, PostgreSQL) to `--cache-max-size` after a run that stored
+    /// something in it.
+    private func trim(_ cache: WorkflowCache) async {
         guard let limit = settings.cache?.maxSize, cache.statistics.current.stored > 0,
-              let directory = cache.store as? DirectoryCache, !directory.isReadOnly else { return }
+              let kept = cache.store as? any CacheMaintenance, !kept.isReadOnly else { return }
         do {
-            let collected = try directory.collect(maxSize: limit)
+            let collected = try await kept.collect(maxSize: limit, staleAfter: 3600)
             output.log.debug("cache trimmed", metadata: ["removed": "\(collected.removedFiles)", "size": "\(collected.sizeAfter)"])
         } catch {
             output.diagnostics("warning: the cache could not be trimmed to --cache-max-size: \(error)")
