@@ -17,7 +17,9 @@
 #   Scripts/bench-ninja.sh --candidate PATH --quick                        # a smoke run (CI), a few minutes
 # Options: --reference PATH (default /usr/bin/ninja), --candidate-subcommand (run `PATH ninja`),
 # --runs N (timed runs per side of the quick measurements, default 10; 3 with --quick),
-# --zstd-full, --jobs N (ninja -j for the zstd builds, default: ninja's own default).
+# --zstd-full, --jobs N (ninja -j for the zstd builds, default: ninja's own default), --no-zstd
+# (measurements 1 and 2 only: CI's smoke run, which has minutes for neither the zstd builds nor
+# their download).
 #
 # Needs Debian 12 (root or sudo): enables deb-src if none is configured (as
 # Scripts/ninja-output-test.sh does), installs dpkg-dev, cmake, gcc and time if missing, and runs
@@ -30,6 +32,7 @@ subcommand=0
 quick=0
 runs=""
 zstd_full=0
+zstd=1
 jobs=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
         --quick) quick=1; shift ;;
         --runs) runs=$2; shift 2 ;;
         --zstd-full) zstd_full=1; shift ;;
+        --no-zstd) zstd=0; shift ;;
         --jobs) jobs=$2; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-ninja: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -84,8 +88,10 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-ninja.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-echo "bench-ninja: apt-get source ninja-build zstd (into $work)"
-if ! (cd "$work" && apt-get source -qq ninja-build zstd >"$work/apt-source.log" 2>&1); then
+sources=(ninja-build)
+[ $zstd = 0 ] || sources+=(zstd)
+echo "bench-ninja: apt-get source ${sources[*]} (into $work)"
+if ! (cd "$work" && apt-get source -qq "${sources[@]}" >"$work/apt-source.log" 2>&1); then
     cat "$work/apt-source.log" >&2
     echo "bench-ninja: apt-get source failed (see above)" >&2
     exit 2
@@ -93,7 +99,7 @@ fi
 ninja_src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'ninja-build-*' | head -n 1)
 zstd_src=$(find "$work" -mindepth 1 -maxdepth 1 -type d \( -name 'libzstd-*' -o -name 'zstd-*' \) | head -n 1)
 [ -f "$ninja_src/misc/write_fake_manifests.py" ] || { echo "bench-ninja: no misc/write_fake_manifests.py in $ninja_src" >&2; exit 2; }
-[ -f "$zstd_src/build/cmake/CMakeLists.txt" ] || { echo "bench-ninja: no build/cmake/CMakeLists.txt in $zstd_src" >&2; exit 2; }
+[ $zstd = 0 ] || [ -f "$zstd_src/build/cmake/CMakeLists.txt" ] || { echo "bench-ninja: no build/cmake/CMakeLists.txt in $zstd_src" >&2; exit 2; }
 
 # Each side's binary, reached as `ninja` (a symlink), or `PATH ninja` through a script.
 for side in reference candidate; do
@@ -107,7 +113,7 @@ for side in reference candidate; do
     fi
 done
 
-WORK=$work NINJA_SRC=$ninja_src ZSTD_SRC=$zstd_src RUNS=$runs QUICK=$quick ZSTD_FULL=$zstd_full JOBS=$jobs \
+WORK=$work NINJA_SRC=$ninja_src ZSTD=$zstd ZSTD_SRC=$zstd_src RUNS=$runs QUICK=$quick ZSTD_FULL=$zstd_full JOBS=$jobs \
     REFERENCE=$reference CANDIDATE=$candidate SUBCOMMAND=$subcommand exec python3 - <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 
@@ -283,21 +289,22 @@ pairs("%d touch edges: full build time" % n_touch, touch, [], prep=touch_prep, n
 noop_pairs("%d touch edges: no-op time" % n_touch, touch, [])
 
 # 3. zstd's CMake build.
-full = os.environ["ZSTD_FULL"] == "1"
-say("3. zstd build/cmake (%s)" % ("everything" if full else "the static library"))
-zstd = {}
-for s in SIDES:
-    b = os.path.join(W, "zstd-build-" + s)
-    args = ["cmake", "-G", "Ninja", "-S", os.path.join(os.environ["ZSTD_SRC"], "build", "cmake"), "-B", b,
-            "-DCMAKE_MAKE_PROGRAM=" + NINJA[s]]
-    if not full:
-        args += ["-DZSTD_BUILD_SHARED=OFF", "-DZSTD_BUILD_PROGRAMS=OFF"]
-    run(args, W)
-    zstd[s] = b
-jobs = ["-j", JOBS] if JOBS else []
-pairs("zstd: full build time", zstd, jobs, prep=lambda s: run([NINJA[s], "-t", "clean"], zstd[s]),
-      n=1 if QUICK else 2)
-noop_pairs("zstd: no-op time", zstd, jobs)
+if os.environ["ZSTD"] == "1":
+    full = os.environ["ZSTD_FULL"] == "1"
+    say("3. zstd build/cmake (%s)" % ("everything" if full else "the static library"))
+    zstd = {}
+    for s in SIDES:
+        b = os.path.join(W, "zstd-build-" + s)
+        args = ["cmake", "-G", "Ninja", "-S", os.path.join(os.environ["ZSTD_SRC"], "build", "cmake"), "-B", b,
+                "-DCMAKE_MAKE_PROGRAM=" + NINJA[s]]
+        if not full:
+            args += ["-DZSTD_BUILD_SHARED=OFF", "-DZSTD_BUILD_PROGRAMS=OFF"]
+        run(args, W)
+        zstd[s] = b
+    jobs = ["-j", JOBS] if JOBS else []
+    pairs("zstd: full build time", zstd, jobs, prep=lambda s: run([NINJA[s], "-t", "clean"], zstd[s]),
+          n=1 if QUICK else 2)
+    noop_pairs("zstd: no-op time", zstd, jobs)
 
 say("")
 say("%-46s %12s %12s %8s" % ("summary (medians)", "reference", "candidate", "cand/ref"))
