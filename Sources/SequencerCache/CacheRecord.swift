@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The result of a job that succeeded, as the action cache keeps it under the job's key: its
 /// outputs and what it printed, by digest (their bytes are blobs of the content-addressed
@@ -61,4 +61,19 @@ public enum CacheLookup: Sendable, Hashable {
     /// A result whose blob is gone: it is not served (the job runs).
     case incomplete(missing: CacheDigest, namespace: String)
     case missing
+}
+
+extension CacheRecord {
+    /// The record as every store keeps it: JSON with sorted keys, its slashes as they are (an
+    /// escaped slash doubles the time a path takes to read back).
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// A record from what ``encoded()`` wrote.
+    public init(decoding data: Data) throws {
+        self = try JSONDecoder().decode(CacheRecord.self, from: data)
+    }
 }

@@ -28,7 +28,7 @@ extension DirectoryCache: CacheMaintenance {
             usage.recordBytes += file.size
             let parts = file.path.split(separator: "/")
             guard parts.count >= 3, let data = FileManager.default.contents(atPath: file.path),
-                  let record = try? JSONDecoder().decode(CacheRecord.self, from: data) else { continue }
+                  let record = try? CacheRecord(decoding: data) else { continue }
             if case .result = record {
                 usage.results[String(parts[parts.count - 3]), default: 0] += 1
             } else {
@@ -47,7 +47,7 @@ extension DirectoryCache: CacheMaintenance {
             guard parts.count >= 3, let key = CacheDigest(hex: String(parts[parts.count - 1])) else { continue }
             let namespace = String(parts[parts.count - 3])
             guard namespaces?.contains(namespace) ?? true, let data = FileManager.default.contents(atPath: file.path),
-                  case .result(let result)? = try? JSONDecoder().decode(CacheRecord.self, from: data) else { continue }
+                  case .result(let result)? = try? CacheRecord(decoding: data) else { continue }
             listed.append(Listed(namespace: namespace, key: key, result: result, usedAt: file.modified))
         }
         return listed.sorted { $0.usedAt > $1.usedAt }
@@ -70,7 +70,7 @@ extension DirectoryCache: CacheMaintenance {
         for file in files(under: "ac") {
             found.recordsChecked += 1
             guard let data = FileManager.default.contents(atPath: file.path),
-                  let record = try? JSONDecoder().decode(CacheRecord.self, from: data) else {
+                  let record = try? CacheRecord(decoding: data) else {
                 found.damagedRecords.append(file.path)
                 if repair { unlink(file.path) }
                 continue
@@ -120,7 +120,7 @@ extension DirectoryCache: CacheMaintenance {
         // Results whose blobs went: never served, so of no use.
         for file in files(under: "ac") {
             guard let data = FileManager.default.contents(atPath: file.path),
-                  case .result(let result)? = try? JSONDecoder().decode(CacheRecord.self, from: data) else { continue }
+                  case .result(let result)? = try? CacheRecord(decoding: data) else { continue }
             if result.blobs.contains(where: { !FileManager.default.fileExists(atPath: blobPath($0)) }) {
                 remove(file)
                 size -= file.size

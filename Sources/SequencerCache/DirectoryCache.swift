@@ -83,7 +83,7 @@ public final class DirectoryCache: CacheStore {
             guard let data = FileManager.default.contents(atPath: file) else { continue }
             let record: CacheRecord
             do {
-                record = try JSONDecoder().decode(CacheRecord.self, from: data)
+                record = try CacheRecord(decoding: data)
             } catch {
                 if !isReadOnly { unlink(file) }
                 throw CacheError(.damaged, location: file, "a record that cannot be read (\(error)); \(isReadOnly ? "not served" : "removed")")
@@ -108,11 +108,9 @@ public final class DirectoryCache: CacheStore {
                 throw CacheError(.io, location: blobPath(blob), "a result names a blob that is not stored; the result is not stored")
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         let data: Data
         do {
-            data = try encoder.encode(record)
+            data = try record.encoded()
         } catch {
             throw CacheError(.io, location: recordPath(key, namespace), "cannot encode the record: \(error)")
         }

@@ -8,9 +8,11 @@ import Foundation
 /// The file work of a directory cache: writes that are whole or absent (a temporary file,
 /// synced, then renamed), and copies that hash what they copy.
 enum Files {
-    /// A new name in `directory` for a file being written.
+    /// A new name in `directory` for a file being written: the process's and 64 random bits
+    /// (from `getrandom`, with no file to open, as a UUID's are on Linux); it is created with
+    /// `O_EXCL`, so a name taken fails rather than shares.
     static func temporary(in directory: String) -> String {
-        "\(directory)/.sequencer-\(getpid())-\(UUID().uuidString)"
+        "\(directory)/.sequencer-\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 36))"
     }
 
     /// Writes `data` to `target` whole: into a temporary file in `temporaries` (on the same
@@ -112,4 +114,14 @@ private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count
     #else
     Darwin.write(descriptor, bytes, count)
     #endif
+}
+
+/// File work every store shares.
+public enum CacheFiles {
+    /// A new name beside `target` (in its directory, so on its file system) for a file written
+    /// whole before it is renamed onto `target`.
+    public static func temporary(beside target: String) -> String {
+        let directory = (target as NSString).deletingLastPathComponent
+        return Files.temporary(in: directory.isEmpty ? "." : directory)
+    }
 }

@@ -50,23 +50,33 @@ public final class ToolIdentity: Sendable {
     }
 
     /// The command's simple commands: split at `&&`, `||`, `;`, `|` and newlines (quotes are not
-    /// read: a split too many only keys one tool more).
-    static func segments(of command: String) -> [Substring] {
-        command.split(whereSeparator: { ";|&\n".contains($0) })
+    /// read: a split too many only keys one tool more). Read as bytes: a compiler's command line
+    /// is long, and every byte that splits is ASCII.
+    static func segments(of command: String) -> [Substring.UTF8View] {
+        command.utf8[...].split(whereSeparator: { $0 == 0x3B || $0 == 0x7C || $0 == 0x26 || $0 == 0x0A })
     }
 
     /// The command's first word after any variable assignments; nil for an empty command.
-    static func firstWord(of command: some StringProtocol) -> String? {
-        for token in command.split(whereSeparator: { $0.isWhitespace }) {
-            if let equals = token.firstIndex(of: "="), token[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
-               token.first?.isLetter == true || token.first == "_" {
-                continue
-            }
+    static func firstWord(of command: Substring.UTF8View) -> String? {
+        for token in command.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }) {
+            guard let first = token.first else { continue }
+            if let equals = token.firstIndex(of: 0x3D), isName(token[..<equals]), isLetter(first) || first == 0x5F { continue }
             // A word that starts with the shell's own punctuation is the shell's.
-            if let first = token.first, "({!;&|<>'\"$`\\#".contains(first) { return "(" }
-            return String(token)
+            if Self.shellPunctuation.contains(first) { return "(" }
+            return String(Substring(token))
         }
         return nil
+    }
+
+    /// `({!;&|<>'"$`\#`, as bytes.
+    private static let shellPunctuation: Set<UInt8> = Set("({!;&|<>'\"$`\\#".utf8)
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
+    private static func isName(_ bytes: Substring.UTF8View.SubSequence) -> Bool {
+        bytes.allSatisfy { isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
     }
 
     /// Words the shell runs itself (keywords and the common built-ins).

@@ -71,7 +71,7 @@ public final class HTTPCache: CacheStore, CustomStringConvertible {
             do {
                 let bytes = Data(blob.body.readableBytesView)
                 guard CacheDigest.of(bytes) == file.digest else { throw CacheError(.damaged, location: file.digest.hex, "its bytes do not match") }
-                record = try JSONDecoder().decode(CacheRecord.self, from: bytes)
+                record = try CacheRecord(decoding: bytes)
             } catch {
                 throw CacheError(.damaged, location: "\(description) \(namespace)/\(key.short)", "a record that cannot be read (\(error)); not served")
             }
@@ -97,9 +97,7 @@ public final class HTTPCache: CacheStore, CustomStringConvertible {
             files = result.outputs.map { .init(path: $0.path, digest: $0.digest, size: $0.size, executable: $0.executable) }
             stdout = result.printed.map { ($0, result.printedSize ?? 0) }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(record)
+        let data = try record.encoded()
         let digest = CacheDigest.of(data)
         try await put("/cas/\(digest.hex)", ByteBuffer(bytes: data), "storing the record of \(key.short)")
         files.append(.init(path: RemoteActionResult.recordPath, digest: digest, size: Int64(data.count)))
@@ -135,8 +133,7 @@ public final class HTTPCache: CacheStore, CustomStringConvertible {
         guard found == digest else {
             throw CacheError(.damaged, location: "\(description) blob \(digest.short)", "its bytes do not match its digest (\(found.short)); not served")
         }
-        let directory = (target as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.sequencer-\(getpid())-\(UUID().uuidString)"
+        let temporary = CacheFiles.temporary(beside: target)
         do {
             try data.write(to: URL(fileURLWithPath: temporary))
         } catch {

@@ -29,7 +29,7 @@ extension PostgresCache: CacheMaintenance {
             for row in rows {
                 let (namespace, key, bytes, usedAt) = try row.decode((String, String, ByteBuffer, Int64).self)
                 guard namespaces?.contains(namespace) ?? true else { continue }
-                let record = try? JSONDecoder().decode(CacheRecord.self, from: Data(bytes.readableBytesView))
+                let record = try? CacheRecord(decoding: Data(bytes.readableBytesView))
                 found.append(Row(namespace: namespace, key: key, size: Int64(bytes.readableBytes), usedAt: usedAt, record: record))
             }
             return found

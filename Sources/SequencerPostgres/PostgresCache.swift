@@ -114,7 +114,7 @@ public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertib
                 let bytes = try row.decode(ByteBuffer.self)
                 let record: CacheRecord
                 do {
-                    record = try JSONDecoder().decode(CacheRecord.self, from: Data(bytes.readableBytesView))
+                    record = try CacheRecord(decoding: Data(bytes.readableBytesView))
                 } catch {
                     throw CacheError(.damaged, location: "\(self.description) \(namespace)/\(key.short)", "a record that cannot be read (\(error)); not served")
                 }
@@ -145,9 +145,7 @@ public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertib
     public func store(_ record: CacheRecord, for key: CacheDigest, in namespace: String) async throws {
         try checkWritable()
         guard CacheNamespace.isValid(namespace) else { throw CacheError(.invalidName, location: namespace, "not a namespace") }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(record)
+        let data = try record.encoded()
         try await transaction("storing \(key.short)") { connection, logger in
             if case .result(let result) = record {
                 let wanted = result.blobs.map(\.hex)
@@ -231,8 +229,7 @@ public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertib
     }
 
     public func fetchBlob(_ digest: CacheDigest, to target: String) async throws {
-        let directory = (target as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.sequencer-\(getpid())-\(UUID().uuidString)"
+        let temporary = CacheFiles.temporary(beside: target)
         guard FileManager.default.createFile(atPath: temporary, contents: nil), let output = FileHandle(forWritingAtPath: temporary) else {
             throw CacheError(.io, location: temporary, "cannot create")
         }

@@ -134,6 +134,12 @@ final class NinjaCache: Sendable {
         }
     }
 
+    /// The SHA-256 of the file the build names `path`, as the cache's keys read it: a file is
+    /// read once for its key and the build's own content hash.
+    func contentDigest(_ path: String) -> Digest? {
+        cache.digests.digest(of: absolute(path)).flatMap { Digest(hex: $0.digest.hex) }
+    }
+
     /// `path` as the build names it, absolute.
     func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : directory + "/" + path

@@ -250,7 +250,9 @@ final class NinjaSession: Sendable {
         let rewrite = loaded.problem != nil || !loaded.existed || loaded.records > 3 * (loaded.state.files.count + loaded.state.edges.count) + 1_000
         let writer = options.dryRun ? nil : BuildStateWriter(path: stateFile.path, state: loaded.state, appendingTo: rewrite ? nil : loaded)
         let records: any BuildRecords = options.dryRun ? NoRecords() : NinjaFileRecords.open(session: self)
-        return (BuildStateStore(state: loaded.state, writer: writer), records)
+        var shared: (@Sendable (String) -> Digest?)?
+        if let cache { shared = { path in cache.contentDigest(path) } }
+        return (BuildStateStore(state: loaded.state, writer: writer, shared: shared), records)
     }
 
     private func execute(

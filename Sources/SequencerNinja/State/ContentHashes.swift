@@ -22,6 +22,9 @@ public final class BuildStateStore: Sendable {
     }
 
     private let inner: Locked<Inner>
+    /// Another reader of the same files' SHA-256 (the shared cache's, when the build has one),
+    /// asked first; nil when it cannot read the file.
+    private let shared: (@Sendable (String) -> Digest?)?
     /// A hash taken of a file modified this recently (nanoseconds) is kept without its stamp:
     /// the file could change again within the same clock tick, unseen by its stamp.
     static let racyWindow: Int64 = 2_000_000_000
@@ -29,8 +32,10 @@ public final class BuildStateStore: Sendable {
     /// - Parameters:
     ///   - state: what the state file held.
     ///   - writer: where changes go; nil for a dry run.
-    init(state: BuildState, writer: BuildStateWriter?) {
+    ///   - shared: another reader of files' SHA-256, asked first (the shared cache's).
+    init(state: BuildState, writer: BuildStateWriter?, shared: (@Sendable (String) -> Digest?)? = nil) {
         inner = Locked(Inner(state: state, writer: writer))
+        self.shared = shared
     }
 
     /// The fingerprint the edge whose first output is `output` had when it last succeeded.
@@ -84,7 +89,7 @@ public final class BuildStateStore: Sendable {
                 return entry.digest
             }
             if let trusted { return trusted }
-            if let read = Self.hashContents(path) {
+            if let read = hashContents(path) {
                 digest = read
                 let now = Self.now()
                 // Kept with its stamp only when the file did not change while it was read and
@@ -112,17 +117,19 @@ public final class BuildStateStore: Sendable {
     }
 
     /// The SHA-256 of a file's bytes, or nil when it cannot be read; for a thin archive, of
-    /// its bytes and its members' (``ThinArchive``).
-    static func hashContents(_ path: String) -> Digest? {
-        guard let digest = hashBytes(path) else { return nil }
-        guard isThinArchive(path), let bytes = readWhole(path), let members = ThinArchive.members(of: bytes) else { return digest }
+    /// its bytes and its members' (``ThinArchive``). A file the shared cache's keys read too is
+    /// read once for both (`shared`).
+    func hashContents(_ path: String) -> Digest? {
+        if let shared, !Self.isThinArchive(path), let digest = shared(path) { return digest }
+        guard let (digest, thin) = Self.hashBytes(path) else { return nil }
+        guard thin, let bytes = readWhole(path), let members = ThinArchive.members(of: bytes) else { return digest }
         let directory = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[...$0]) } ?? ""
         var builder = DigestBuilder()
         builder.add(digest)
         for member in members {
             let memberPath = member.hasPrefix("/") ? member : directory + member
             builder.add(memberPath)
-            builder.add(hashBytes(memberPath) ?? .missing)
+            builder.add(Self.hashBytes(memberPath)?.digest ?? .missing)
         }
         return builder.finish()
     }
@@ -136,12 +143,14 @@ public final class BuildStateStore: Sendable {
         return count == head.count && head == ThinArchive.magic
     }
 
-    private static func hashBytes(_ path: String) -> Digest? {
+    /// The SHA-256 of a file's bytes, and whether they start as a thin archive's.
+    private static func hashBytes(_ path: String) -> (digest: Digest, thin: Bool)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { closeDescriptor(descriptor) }
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var head: [UInt8] = []
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
@@ -149,8 +158,9 @@ public final class BuildStateStore: Sendable {
                 return nil
             }
             if count == 0 { break }
+            if head.count < ThinArchive.magic.count { head += buffer[..<min(count, ThinArchive.magic.count - head.count)] }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
-        return Digest(hasher.finalize())
+        return (Digest(hasher.finalize()), head == ThinArchive.magic)
     }
 }

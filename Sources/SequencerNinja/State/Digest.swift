@@ -32,6 +32,30 @@ public struct Digest: Sendable, Hashable {
         self.init(words[0], words[1], words[2], words[3])
     }
 
+    /// A digest from its 64 hex digits, as SHA-256's bytes are written; nil for anything else.
+    init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 64 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 48...57: digit - 48
+            case 97...102: digit - 87
+            case 65...70: digit - 55
+            default: nil
+            }
+        }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for index in 0..<32 {
+            guard let high = value(digits[2 * index]), let low = value(digits[2 * index + 1]) else { return nil }
+            bytes[index] = high << 4 | low
+        }
+        var words: [UInt64] = [0, 0, 0, 0]
+        bytes.withUnsafeBytes { raw in
+            for index in 0..<4 { words[index] = raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }
+        }
+        self.init(words[0], words[1], words[2], words[3])
+    }
+
     /// The digest of `bytes`.
     public static func of(_ bytes: some Sequence<UInt8>) -> Digest {
         var hasher = SHA256()
