@@ -74,7 +74,7 @@ extension PostgresCache: CacheMaintenance {
             guard let digest = CacheDigest(hex: blob.digest), try await bytesDigest(of: blob.digest) == digest else {
                 found.damagedBlobs.append("blob \(blob.digest)")
                 // Removed when repairing; there still (and its result complete) otherwise.
-                if repair { try await removeRows("removing a damaged blob", blob: blob.digest) } else { present.insert(blob.digest) }
+                if repair { try await removeBlob(named: blob.digest) } else { present.insert(blob.digest) }
                 continue
             }
             present.insert(blob.digest)
@@ -115,7 +115,7 @@ extension PostgresCache: CacheMaintenance {
             for entry in items where size > maxSize {
                 switch entry.item {
                 case .blob(let digest):
-                    try await removeRows("removing blob \(digest.prefix(12))", blob: digest)
+                    try await removeBlob(named: digest)
                     gone.insert(digest)
                 case .record(let row):
                     try await removeRecord(row)
@@ -160,10 +160,11 @@ extension PostgresCache: CacheMaintenance {
         }
     }
 
-    private func removeRows(_ doing: String, blob digest: String) async throws {
-        try await transaction(doing) { connection, logger in
+    /// ``removeBlob(_:)`` by the name its row has (a damaged row's may not be a digest).
+    private func removeBlob(named digest: String) async throws {
+        if let parsed = CacheDigest(hex: digest) { return try await removeBlob(parsed) }
+        _ = try await transaction("removing a blob named \(digest.prefix(12))") { connection, logger in
             try await connection.rows("DELETE FROM sequencer_cache.blobs WHERE digest = \(digest)", logger)
-            try await connection.rows("DELETE FROM sequencer_cache.chunks WHERE digest = \(digest)", logger)
         }
     }
 
