@@ -316,17 +316,7 @@ public final class PostgresCache: CacheStore, CacheClaims, CustomStringConvertib
         let (logger, client) = (logger, client)
         do {
             return try await withCacheDeadline(deadline, location: description, doing: doing) {
-                try await client.withConnection { connection in
-                    try await connection.rows(PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)"), logger)
-                    do {
-                        let value = try await body(connection, logger)
-                        try await connection.rows("COMMIT", logger)
-                        return value
-                    } catch {
-                        if PostgresQueueStore.connectionSurvives(error) { _ = try? await connection.rows("ROLLBACK", logger) }
-                        throw error
-                    }
-                }
+                try await PostgresTransaction.run(client, isolation: isolation, logger: logger, body)
             }
         } catch {
             throw Self.failure(error, description, doing)

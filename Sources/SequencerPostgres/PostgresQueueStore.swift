@@ -83,27 +83,10 @@ public final class PostgresQueueStore: QueueStore, CustomStringConvertible {
     func transaction<T: Sendable>(
         _ doing: String, _ body: @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
-        let logger = logger
-        var tries = 0
-        while true {
-            tries += 1
-            do {
-                return try await client.withConnection { connection in
-                    try await connection.rows("BEGIN", logger)
-                    do {
-                        let value = try await body(connection, logger)
-                        try await connection.rows("COMMIT", logger)
-                        return value
-                    } catch {
-                        if Self.connectionSurvives(error) { _ = try? await connection.rows("ROLLBACK", logger) }
-                        throw error
-                    }
-                }
-            } catch let error as PSQLError where tries < 5 && error.serverInfo?[.sqlState] == "40P01" {
-                continue
-            } catch {
-                throw Self.failure(error, location: description, doing: doing)
-            }
+        do {
+            return try await PostgresTransaction.run(client, isolation: "READ COMMITTED", logger: logger, body)
+        } catch {
+            throw Self.failure(error, location: description, doing: doing)
         }
     }
 

@@ -1,19 +1,66 @@
 import Foundation
+import PostgresTestSupport
 import SequencerCache
+import SequencerCacheHTTP
+import SequencerPostgres
+import SequencerServe
 import SequencerTestHelpers
 import Synchronization
 import Testing
 
-/// Eight runners on one directory cache at once, round after round, while a collector evicts
-/// under them, as a team's checkouts and a `gc` share a mount: every restore gives the bytes its
+/// Eight runners on one cache at once, round after round, while a collector evicts under them,
+/// as a team's checkouts share a cache that `gc` keeps: every restore gives the bytes its
 /// key stands for (never another key's, never half), every miss stores, half the runners
 /// coalesce on keys (a claim on each miss, a wait on another's), and nothing hangs: a watchdog
-/// prints every thread's stack and fails the process when operations stop.
+/// prints every thread's stack and fails the process when operations stop. On each backend: a
+/// directory, `sequencer cache serve` over HTTP (its directory collected behind the server), and
+/// PostgreSQL (on a real server, when there is one).
 ///
 /// `SEQUENCER_STRESS_ROUNDS` sets the number of rounds of 1,000 look-ups; without it, one round
 /// of 300 runs with the other suites. CI runs the long form in a step of its own:
 /// `SEQUENCER_STRESS_ROUNDS=10 swift test --skip-build --filter CacheStressTests`.
 @Suite struct CacheStressTests {
+    enum Backend: String, CaseIterable, CustomStringConvertible {
+        case directory, http, postgres
+        var description: String { rawValue }
+        static let testable: [Backend] = TestServer.available ? allCases : [.directory, .http]
+    }
+
+    /// Runs `body` with the backend's store and what collects it (for HTTP, the server's
+    /// directory, behind its back).
+    func with(
+        _ backend: Backend, _ files: TemporaryDirectory,
+        _ body: (_ store: any CacheStore, _ collect: @escaping @Sendable () async throws -> Void) async throws -> Void
+    ) async throws {
+        switch backend {
+        case .directory:
+            let cache = try DirectoryCache(path: files.file("cache"))
+            try await body(cache) { _ = try cache.collect(maxSize: Self.maxSize, staleAfter: 3600) }
+        case .http:
+            let served = try DirectoryCache(path: files.file("served"))
+            let (ready, address) = AsyncStream.makeStream(of: String.self)
+            let server = Task { try await CacheServer(cache: served, host: "127.0.0.1", port: 0).run { address.yield($0) } }
+            defer { server.cancel() }
+            var iterator = ready.makeAsyncIterator()
+            let url = try #require(await iterator.next())
+            try await body(try HTTPCache(url: url)) { _ = try served.collect(maxSize: Self.maxSize, staleAfter: 3600) }
+        case .postgres:
+            try await TestServer.withDatabase { url in
+                let cache = try await PostgresCache(url: url)
+                do {
+                    try await body(cache) { _ = try await cache.collect(maxSize: Self.maxSize, staleAfter: 3600) }
+                } catch {
+                    await cache.close()
+                    throw error
+                }
+                await cache.close()
+            }
+        }
+    }
+
+    /// What the collector evicts down to: about two fifths of what the keys make (in-flight writes
+    /// fit: a smaller cache evicts blobs before their results are stored, and nothing is ever hit).
+    static let maxSize: Int64 = 1_000_000
     static let width = 8
     static let keys = 24
 
@@ -33,15 +80,23 @@ import Testing
             discovers: false)
     }
 
-    @Test("runners restoring, storing and coalescing on one directory cache while it is collected")
-    func runnersAndACollectorShareOneDirectoryCache() async throws {
+    @Test("runners restoring, storing and coalescing on one cache while it is collected", arguments: Backend.testable)
+    func runnersAndACollectorShareOneCache(_ backend: Backend) async throws {
+        let files = try TemporaryDirectory(prefix: "cache-stress")
+        defer { files.remove() }
+        try await with(backend, files) { store, collect in
+            try await stress(backend, store, collect, files)
+        }
+    }
+
+    func stress(
+        _ backend: Backend, _ store: any CacheStore, _ collect: @escaping @Sendable () async throws -> Void,
+        _ files: TemporaryDirectory
+    ) async throws {
         let asked = ProcessInfo.processInfo.environment["SEQUENCER_STRESS_ROUNDS"].flatMap { Int($0) }
         let rounds = asked ?? 1
         let perRound = asked == nil ? 300 : 1_000
-        let files = try TemporaryDirectory(prefix: "cache-stress")
-        defer { files.remove() }
-        let store = try DirectoryCache(path: files.file("cache"))
-        let watchdog = Watchdog("cache stress", stall: .seconds(60))
+        let watchdog = Watchdog("cache stress (\(backend))", stall: .seconds(60))
         defer { watchdog.stop() }
         let warnings = Mutex<[String]>([])
         // Each runner is a checkout of its own, at its own path: the keys are the same.
@@ -55,32 +110,15 @@ import Testing
         }
         var totals = (hits: 0, stores: 0, collections: 0)
         for round in 0..<rounds {
-            let next = Shared(0)
-            let done = Shared(false)
-            // Evicts down to about a tenth of what the keys make, again and again, on a thread of
-            // its own (Swift's pool is the runners'), while they work.
-            let collector = Task.detached {
-                try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Int, any Error>) in
-                    Thread.detachNewThread {
-                        var collections = 0
-                        do {
-                            while !done.value.load(ordering: .relaxed) {
-                                _ = try store.collect(maxSize: 250_000, staleAfter: 3600)
-                                collections += 1
-                            }
-                            finished.resume(returning: collections)
-                        } catch {
-                            finished.resume(throwing: error)
-                        }
-                    }
-                }
-            }
+            let turns = Turns()
+            // Every look-up is one runner's; every 20th, a collection as well, while the others work.
             let (hits, stores, wrong) = try await withThrowingTaskGroup(of: (Int, Int, [String]).self) { group in
                 for (lane, (root, cache)) in runners.enumerated() {
                     group.addTask {
                         var (hits, stores, wrong) = (0, 0, [String]())
                         var random = SystemRandomNumberGenerator()
-                        while next.value.add(1, ordering: .relaxed).oldValue < perRound {
+                        while case let turn = turns.take(), turn < perRound {
+                            if turn % 20 == 19 { try await collect() }
                             let key = Int.random(in: 0..<Self.keys, using: &random)
                             let action = Self.action(key)
                             let output = root + "/out/\(key).bin"
@@ -106,25 +144,24 @@ import Testing
                 }
                 return try await group.reduce((0, 0, [String]())) { ($0.0 + $1.0, $0.1 + $1.1, $0.2 + $1.2) }
             }
-            done.value.store(true, ordering: .relaxed)
-            let collections = try await collector.value
+            let collections = perRound / 20
             watchdog.note("round \(round + 1) of \(rounds): \(hits) restored, \(stores) stored, \(collections) collections")
             #expect(wrong.isEmpty, "round \(round + 1): restored outputs that are not their key's: \(wrong.prefix(5))")
-            let verification = try store.verify(repair: false)
+            let verification = try await (store as? any CacheMaintenance)?.verify(repair: false) ?? CacheVerification()
             #expect(verification.damagedBlobs.isEmpty && verification.damagedRecords.isEmpty, "round \(round + 1): \(verification)")
-            #expect(store.usage().temporaries == 0, "round \(round + 1): writes left temporary files behind")
+            #expect(try await (store as? any CacheMaintenance)?.usage().temporaries ?? 0 == 0, "round \(round + 1): writes left temporary files behind")
             totals = (totals.hits + hits, totals.stores + stores, totals.collections + collections)
         }
         // Both ways were taken: a test that only ever missed (or only hit) proves little.
-        #expect(totals.hits > 0 && totals.stores > 0 && totals.collections > 0)
+        #expect(totals.hits > 0 && totals.stores > 0)
         let said = warnings.withLock { $0 }
-        print("cache stress: \(rounds * perRound) look-ups by \(Self.width) runners: \(totals.hits) restored, \(totals.stores) stored, "
+        print("cache stress (\(backend)): \(rounds * perRound) look-ups by \(Self.width) runners: \(totals.hits) restored, \(totals.stores) stored, "
             + "\(totals.collections) collections, \(said.count) warnings\(said.first.map { " (first: \($0))" } ?? "")")
     }
 }
 
-/// An atomic value several tasks share.
-private final class Shared<Value: AtomicRepresentable>: Sendable where Value: Sendable {
-    let value: Atomic<Value>
-    init(_ initial: Value) { value = Atomic(initial) }
+/// Hands out 0, 1, 2, … to several tasks.
+private final class Turns: Sendable {
+    private let value = Atomic(0)
+    func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
 }
