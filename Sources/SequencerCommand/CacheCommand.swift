@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SequencerCache
 import SequencerOutput
+import SequencerPostgres
 import SequencerProcess
 import SequencerRunner
 
@@ -33,9 +34,13 @@ struct CacheCommand: AsyncParsableCommand {
                 if scheme == "http" || scheme == "https" {
                     throw CacheError(.notACache, location: location, "an HTTP cache is kept by its server; these commands keep directory and PostgreSQL caches")
                 }
-                // Opened read-only first: a cache that is not there is said, not made.
-                let found = try await CacheStores.open(location, readOnly: true)
-                let cache = readOnly ? found : try await CacheStores.open(location, readOnly: false)
+                // Opened read-only first: a cache that is not there is said, not made. A
+                // database's first pool is closed before the second opens.
+                var cache = try await CacheStores.open(location, readOnly: true)
+                if !readOnly {
+                    await (cache as? PostgresCache)?.close()
+                    cache = try await CacheStores.open(location, readOnly: false)
+                }
                 guard let kept = cache as? any CacheMaintenance else {
                     throw CacheError(.notACache, location: location, "not a cache these commands keep")
                 }
