@@ -41,23 +41,9 @@ sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
 unset SEQUENCER_CACHE SEQUENCER_CACHE_ROOT SEQUENCER_CACHE_NAMESPACE SEQUENCER_CACHE_TRUST SEQUENCER_CACHE_READ_ONLY SEQUENCER_CACHE_ENV
 unset CCACHE_DIR CCACHE_BASEDIR CCACHE_NOHASHDIR CCACHE_DISABLE CCACHE_CONFIGPATH
 
-deb_src_enabled() {
-    grep -qsE '^[[:space:]]*Types:.*\bdeb-src\b' /etc/apt/sources.list.d/*.sources ||
-        grep -qsE '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list
-}
 apt_updated=0
-if ! deb_src_enabled; then
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        echo "bench-cache: adding deb-src to the Types: lines of /etc/apt/sources.list.d/debian.sources"
-        $sudo sed -i -E 's/^([[:space:]]*Types:[[:space:]]*deb)[[:space:]]*$/\1 deb-src/' /etc/apt/sources.list.d/debian.sources
-    elif grep -qsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list; then
-        echo "bench-cache: adding deb-src lines to /etc/apt/sources.list"
-        grep -E '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list | sed -E 's/^([[:space:]]*)deb([[:space:]])/\1deb-src\2/' |
-            $sudo tee -a /etc/apt/sources.list >/dev/null
-    fi
-    deb_src_enabled || { echo "bench-cache: found no apt source to add deb-src to" >&2; exit 2; }
-    $sudo apt-get update -qq; apt_updated=1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/deb-src.sh"
+ensure_deb_src bench-cache
 missing=()
 command -v dpkg-source >/dev/null 2>&1 || missing+=(dpkg-dev)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)

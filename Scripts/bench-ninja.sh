@@ -58,24 +58,9 @@ candidate=$(readlink -f "$candidate")
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
 
-deb_src_enabled() {
-    grep -qsE '^[[:space:]]*Types:.*\bdeb-src\b' /etc/apt/sources.list.d/*.sources ||
-        grep -qsE '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list
-}
 apt_updated=0
-if ! deb_src_enabled; then
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        echo "bench-ninja: adding deb-src to the Types: lines of /etc/apt/sources.list.d/debian.sources"
-        $sudo sed -i -E 's/^([[:space:]]*Types:[[:space:]]*deb)[[:space:]]*$/\1 deb-src/' /etc/apt/sources.list.d/debian.sources
-    elif grep -qsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list; then
-        echo "bench-ninja: adding deb-src lines to /etc/apt/sources.list"
-        grep -E '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list | sed -E 's/^([[:space:]]*)deb([[:space:]])/\1deb-src\2/' |
-            $sudo tee -a /etc/apt/sources.list >/dev/null
-    fi
-    deb_src_enabled || { echo "bench-ninja: found no apt source to add deb-src to" >&2; exit 2; }
-    $sudo apt-get update -qq
-    apt_updated=1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/deb-src.sh"
+ensure_deb_src bench-ninja
 missing=()
 command -v dpkg-source >/dev/null 2>&1 || missing+=(dpkg-dev)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)

@@ -32,28 +32,9 @@ fi
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
 
-deb_src_enabled() {
-    grep -qsE '^[[:space:]]*Types:.*\bdeb-src\b' /etc/apt/sources.list.d/*.sources ||
-        grep -qsE '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list
-}
-
 apt_updated=0
-if ! deb_src_enabled; then
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        echo "ninja-output-test: adding deb-src to the Types: lines of /etc/apt/sources.list.d/debian.sources"
-        $sudo sed -i -E 's/^([[:space:]]*Types:[[:space:]]*deb)[[:space:]]*$/\1 deb-src/' /etc/apt/sources.list.d/debian.sources
-    elif grep -qsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list; then
-        echo "ninja-output-test: adding deb-src lines to /etc/apt/sources.list"
-        grep -E '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list | sed -E 's/^([[:space:]]*)deb([[:space:]])/\1deb-src\2/' |
-            $sudo tee -a /etc/apt/sources.list >/dev/null
-    fi
-    if ! deb_src_enabled; then
-        echo "ninja-output-test: found no apt source to add deb-src to (neither /etc/apt/sources.list.d/debian.sources nor deb lines in /etc/apt/sources.list)" >&2
-        exit 2
-    fi
-    $sudo apt-get update -qq
-    apt_updated=1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/deb-src.sh"
+ensure_deb_src ninja-output-test
 missing=()
 command -v dpkg-source >/dev/null 2>&1 || missing+=(dpkg-dev)
 command -v script >/dev/null 2>&1 || missing+=(bsdutils)
