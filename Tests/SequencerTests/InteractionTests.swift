@@ -55,6 +55,10 @@ struct InteractionTests {
         var (run, events) = try EventLog.start(workflow, RunOptions(maxConcurrency: 3, keepGoing: true, clock: clock, gracePeriod: .seconds(1)))
 
         await events.wait(for: .started("joiner"))
+        // The joiner gives its lane slot up when it joins, so `later` starts before any time
+        // passes; the clock moves only once it has (a loaded machine ran it late, at 5 s, when
+        // the clock moved first). Were the slot kept, this would wait until the time limit.
+        await events.wait(for: .started("later"))
         try #require(await BoundedWait.arrivals(arrived, atLeast: 1))
         try #require(await BoundedWait.sleepers(clock, atLeast: 1))  // the leader's timeout
         clock.advance(by: .seconds(5))
