@@ -227,7 +227,11 @@ public final class ActionCache: Sendable {
     /// Gives up the claim a miss holds, without storing (the action failed, or was stopped).
     public func abandon(_ ticket: Ticket) async {
         guard let claim = ticket.claim, let claims = store as? any CacheClaims else { return }
+        // The renewal ends before the release: one in flight would take the claim again after
+        // it, and hold it with no one to give it up (a directory's lock until the process
+        // ends; PostgreSQL's lease until it runs out), so waiters waited for nothing.
         claim.renewal.cancel()
+        await claim.renewal.value
         try? await claims.release(claim.key, owner: claim.owner)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PostgresTestSupport
 import SequencerCache
 import SequencerPostgres
@@ -99,6 +100,28 @@ import Testing
         }
     }
 
+    /// A claim is given up only after its renewal has ended: a renewal in flight when the claim
+    /// was released took it again, and held it with no one to give it up (CI run 43). The store
+    /// holds the renewal's claim until the renewal is cancelled, and notes a release that comes
+    /// while that claim is still in flight.
+    @Test func aClaimIsReleasedOnlyAfterItsRenewalEnds() async throws {
+        let files = try TemporaryDirectory()
+        let store = RenewalWatch(try DirectoryCache(path: files.file("cache")))
+        let root = files.file("root")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let cache = ActionCache(store: store, root: ProjectRoot(root), coalescing: .init(owner: "o", lease: .milliseconds(3), poll: .milliseconds(1)))
+        let action = CacheAction(name: "a", workflow: "w.yml", job: "a", declared: KeyPreimage([.init(.command, "a")]), discovers: false)
+        guard case .missed(let ticket) = await cache.lookUp(action, printedPath: files.file("printed")) else {
+            Issue.record("a result in an empty cache")
+            return
+        }
+        var renewing = store.renewing.makeAsyncIterator()
+        await renewing.next()
+        await cache.abandon(ticket)
+        #expect(store.releasedDuringRenewal.withLock { $0 } == false, "the claim was released while its renewal was taking it again")
+        #expect(try await store.claim(action.declared.digest, owner: "next", lease: .seconds(30)), "the claim is free")
+    }
+
     /// A PostgreSQL claim whose lease ran out unrenewed (its holder died) is taken over.
     @Test(.enabled(if: TestServer.available)) func anExpiredLeaseIsTakenOver() async throws {
         try await with(.postgres) { (store: any CacheStore & CacheClaims, _: TemporaryDirectory) async throws in
@@ -109,5 +132,51 @@ import Testing
             // Renewing is claiming again.
             #expect(try await store.claim(key, owner: "alive", lease: .seconds(30)))
         }
+    }
+}
+
+/// A directory cache whose claims are watched: an owner's second claim (its renewal) says so on
+/// `renewing` and stays in flight until its task is cancelled; a release while one is in flight
+/// is noted.
+private final class RenewalWatch: CacheStore, CacheClaims, Sendable {
+    let inner: DirectoryCache
+    let renewing: AsyncStream<Void>
+    private let said: AsyncStream<Void>.Continuation
+    private let claims = Mutex<[String: Int]>([:])
+    private let inFlight = Mutex<Set<String>>([])
+    let releasedDuringRenewal = Mutex(false)
+
+    init(_ inner: DirectoryCache) {
+        self.inner = inner
+        (renewing, said) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    var isReadOnly: Bool { inner.isReadOnly }
+    func record(for key: CacheDigest, in namespaces: [String]) async throws -> CacheLookup { try await inner.record(for: key, in: namespaces) }
+    func store(_ record: CacheRecord, for key: CacheDigest, in namespace: String) async throws { try await inner.store(record, for: key, in: namespace) }
+    func hasBlob(_ digest: CacheDigest) async throws -> Bool { try await inner.hasBlob(digest) }
+    func storeBlob(_ digest: CacheDigest, from path: String) async throws { try await inner.storeBlob(digest, from: path) }
+    func fetchBlob(_ digest: CacheDigest, to path: String) async throws { try await inner.fetchBlob(digest, to: path) }
+
+    func claim(_ key: CacheDigest, owner: String, lease: Duration) async throws -> Bool {
+        let id = key.hex + " " + owner
+        let count = claims.withLock { claims in
+            claims[id, default: 0] += 1
+            return claims[id] ?? 0
+        }
+        if count == 2 {
+            inFlight.withLock { _ = $0.insert(id) }
+            said.yield()
+            // Until the renewal is cancelled.
+            while !Task.isCancelled { await Task.yield() }
+            defer { inFlight.withLock { _ = $0.remove(id) } }
+            return try await inner.claim(key, owner: owner, lease: lease)
+        }
+        return try await inner.claim(key, owner: owner, lease: lease)
+    }
+
+    func release(_ key: CacheDigest, owner: String) async throws {
+        if inFlight.withLock({ $0.contains(key.hex + " " + owner) }) { releasedDuringRenewal.withLock { $0 = true } }
+        try await inner.release(key, owner: owner)
     }
 }
