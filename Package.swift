@@ -184,7 +184,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // The shared output cache: keys, the action cache and the content-addressed store.
-        .target(name: "SequencerCache", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        .target(name: "SequencerCache", dependencies: ["Sequencer", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         // A Bazel HTTP cache (bazel-remote, BuildBuddy, `sequencer cache serve`) as a cache backend.
         .target(
             name: "SequencerCacheHTTP",

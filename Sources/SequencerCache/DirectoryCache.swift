@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Synchronization
+internal import Sequencer
 
 /// A cache in a directory: on this machine, or on a mount many machines share. Safe for many
 /// processes at once: every blob and record is written to `tmp/` first, synced, then renamed
@@ -25,7 +26,7 @@ public final class DirectoryCache: CacheStore {
     public let path: String
     public let isReadOnly: Bool
     /// The claims this process holds (see `claim(_:owner:lease:)`): their locked descriptors.
-    let heldClaims = Mutex<[String: Int32]>([:])
+    let heldClaims = Locked<[String: Int32]>([:])
 
     /// Opens the cache in `path`, making it first when it is not there (unless read-only).
     /// - Throws: ``CacheError`` when `path` is something else (a file, a directory of other

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+internal import Sequencer
 
 /// The digests of files, each read once and kept while the file's stamp stays: a build hashes
 /// a header once, not once for every compile that includes it.
@@ -31,7 +32,7 @@ public final class FileDigests: Sendable {
         }
     }
 
-    private let known = Mutex<[String: (stamp: Stamp, digest: CacheDigest, size: Int64)]>([:])
+    private let known = Locked<[String: (stamp: Stamp, digest: CacheDigest, size: Int64)]>([:])
 
     public init() {}
 
