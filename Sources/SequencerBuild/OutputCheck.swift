@@ -1,3 +1,4 @@
+internal import Sequencer
 import Foundation
 import SequencerJournal
 import SequencerWorkflowFile
@@ -10,7 +11,7 @@ final class OutputCheck: Sendable {
     private let failure = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
-    private let collected = Mutex<[UpToDateState.File]>([])
+    private let collected = Locked<[UpToDateState.File]>([])
 
     /// Starts checking `jobs`: `unchanged` says whether a job's outputs are as its last
     /// success left them, and notes the outputs it looked at in its last argument when

@@ -1,5 +1,5 @@
+internal import Sequencer
 import Foundation
-import Synchronization
 
 /// Why the cache could not do what was asked, with where. A job whose cache fails runs
 /// here, with nothing lost: the caller says so and goes on.
@@ -97,7 +97,7 @@ private final class DeadlineOutcome<T: Sendable>: Sendable {
         var timer: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func start(_ continuation: CheckedContinuation<T, any Error>) {
         let early = state.withLock { state -> Result<T, any Error>? in

@@ -1,5 +1,5 @@
+internal import Sequencer
 import Foundation
-import Synchronization
 
 /// What a run's cache did: hits, misses, what was stored, the bytes each way, and the time the
 /// hits saved (how long their jobs ran when they were stored). Safe to read while jobs run.
@@ -49,7 +49,7 @@ public final class CacheStatistics: Sendable {
         return String(format: "%.1f GB", value / 1_000_000_000)
     }
 
-    private let figures = Mutex(Figures())
+    private let figures = Locked(Figures())
 
     public init() {}
 

@@ -1,6 +1,6 @@
+internal import Sequencer
 import Foundation
 import SequencerWorkflowFile
-import Synchronization
 import SequencerJournal
 import SequencerRunner
 
@@ -38,5 +38,5 @@ extension UpToDateShortcut {
         }
     }
 
-    private static let handedOver = Mutex<(journal: SQLiteJournal, recorder: JournalRecorder)?>(nil)
+    private static let handedOver = Locked<(journal: SQLiteJournal, recorder: JournalRecorder)?>(nil)
 }

@@ -1,7 +1,7 @@
+internal import Sequencer
 import Foundation
 internal import GRDB
 internal import SequencerSQLite
-import Synchronization
 
 /// A journal of runs in an SQLite database (WAL mode): the runs of workflows, each job's
 /// outcome and attempts, the fingerprints of jobs that succeeded, and a cache of file hashes.
@@ -28,7 +28,7 @@ public final class SQLiteJournal: Sendable {
     let database: DatabaseQueue
     let lock: JournalLock
     /// What SQLite said when it found this file damaged, once it has: nothing more is written.
-    private let damage = Mutex<String?>(nil)
+    private let damage = Locked<String?>(nil)
 
     /// Opens the journal at `path`, creating it when there is no file, and migrating it when
     /// it is older than this Sequencer.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The outcome of a queue's job, kept for the holders of its handle: a queue forgets finished
 /// jobs (see ``JobQueue``), but a caller that holds a job's handle can still read its result,
@@ -7,7 +6,7 @@ import Synchronization
 /// The scheduler fills it, under the run's lock, in the step in which the job ends; it is
 /// freed with the last handle.
 final class JobTicket: Sendable {
-    private let outcome = Mutex<Result<any Sendable, any Error>?>(nil)
+    private let outcome = Locked<Result<any Sendable, any Error>?>(nil)
 
     var result: Result<any Sendable, any Error>? { outcome.withLock { $0 } }
 

@@ -1,6 +1,6 @@
+internal import Sequencer
 import Foundation
 package import SequencerJournal
-import Synchronization
 import SequencerHistory
 
 /// The journal of a run, opened and read on a thread of its own while the workflow file loads:
@@ -24,7 +24,7 @@ package final class JournalPrefetch: Sendable {
     }
 
     private let done = DispatchSemaphore(value: 0)
-    private let result = Mutex<Read?>(nil)
+    private let result = Locked<Read?>(nil)
 
     /// Starts reading the journal at `path` (when there is one) for the workflow `workflow`.
     package init?(path: String, workflow: String) {
