@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "SequencerNinja", targets: ["SequencerNinja"]),
         .library(name: "SequencerCache", targets: ["SequencerCache"]),
         .library(name: "SequencerCacheHTTP", targets: ["SequencerCacheHTTP"]),
+        .library(name: "SequencerMetrics", targets: ["SequencerMetrics"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-serve", targets: ["SequencerServeCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
@@ -55,6 +56,8 @@ let package = Package(
         // Only `sequencer-serve` builds it; no traits: swift-configuration is not needed.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -89,7 +92,7 @@ let package = Package(
         ),
         .target(
             name: "SequencerQueue",
-            dependencies: ["Sequencer", "SequencerHistory"],
+            dependencies: ["Sequencer", "SequencerHistory", .product(name: "CoreMetrics", package: "swift-metrics")],
             swiftSettings: strict
         ),
         // The durable queue's embedded driver: an SQLite file (GRDB). It brings the queue's
@@ -150,6 +153,7 @@ let package = Package(
                 "SequencerQueue",
                 "SequencerPostgres",
                 "SequencerNinja",
+                "SequencerMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -192,6 +196,15 @@ let package = Package(
                 "SequencerCache",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
+        // Metrics for those who run Sequencer: swift-prometheus's registry, served over HTTP.
+        .target(
+            name: "SequencerMetrics",
+            dependencies: [
+                .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
         // What users need to test code that runs workflows: a manual clock and a gate.
@@ -270,7 +283,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SequencerQueueTests",
-            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),

@@ -6,6 +6,9 @@ import SequencerQueue
 import SequencerRunner
 import SequencerWorkflowFile
 import SequencerCache
+import SequencerMetrics
+import CoreMetrics
+import Prometheus
 
 struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,12 +55,18 @@ struct WorkerCommand: AsyncParsableCommand {
         valueName: "duration"))
     var lease = "30s"
 
+    @Option(help: ArgumentHelp(
+        "Serve the queue's metrics to Prometheus at http://ADDRESS/metrics (127.0.0.1:9464; port 0 takes a free one, said on stderr).",
+        valueName: "address"))
+    var metrics: String?
+
     @OptionGroup(title: "Cache")
     var cache: CacheOptions
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         _ = try duration(gracePeriod, option: "--grace-period")
+        if let metrics { _ = try MetricsAddress(metrics) }
         guard try duration(heartbeat, option: "--heartbeat") < duration(lease, option: "--lease") else {
             throw ValidationError("--heartbeat must be shorter than --lease")
         }
@@ -84,6 +93,8 @@ struct WorkerCommand: AsyncParsableCommand {
                 throw ValidationError("--lanes: no workflow file given declares lane '\(lane)' (declared: \(declared.sorted().joined(separator: ", ")))")
             }
         }
+        let endpoint = try await startMetrics()
+        defer { if let endpoint { Task { await endpoint.close() } } }
         let store = try await QueueLocation.open(location)
         let shown = QueueLocation.shown(location)
         var options = DurableQueue.Options()
@@ -142,5 +153,44 @@ struct WorkerCommand: AsyncParsableCommand {
             printError("error: the queue \(shown): \(error)")
             throw ExitCode(ExitStatus.failed)
         }
+    }
+
+    /// Serves the metrics at `--metrics`, and reports the process's to its registry.
+    func startMetrics() async throws -> MetricsEndpoint? {
+        guard let metrics else { return nil }
+        let address = try MetricsAddress(metrics)
+        let endpoint: MetricsEndpoint
+        do {
+            endpoint = try await MetricsEndpoint.start(host: address.host, port: address.port)
+        } catch {
+            printError("error: --metrics \(metrics): cannot listen there: \(error)")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: endpoint.registry))
+        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+        printError("worker: metrics at http://\(host):\(endpoint.port)/metrics")
+        return endpoint
+    }
+}
+
+/// Where `--metrics` listens: `HOST:PORT`, `[IPv6]:PORT`, or a port alone (on 127.0.0.1).
+struct MetricsAddress: Equatable {
+    var host: String
+    var port: Int
+
+    init(_ text: String) throws {
+        var host = "127.0.0.1"
+        var port = Substring(text)
+        if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            port = text[text.index(after: colon)...]
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            if host.isEmpty { host = "127.0.0.1" }
+        }
+        guard let number = Int(port), (0...65535).contains(number) else {
+            throw ValidationError("--metrics \(text): give HOST:PORT, as 127.0.0.1:9464 (a port from 0 to 65535)")
+        }
+        self.host = host
+        self.port = number
     }
 }

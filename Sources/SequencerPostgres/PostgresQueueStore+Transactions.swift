@@ -143,7 +143,7 @@ extension PostgresQueueStore {
     /// cancel asked of the job before (whose worker died, or retried) stays asked: the new
     /// attempt's first heartbeat stops it, as on SQLite.
     static let claiming = "state = \(SQLState.running), attempt = attempt + 1, owner = $1, lease_until = $2, started_at = $3"
-    static let claimedColumns = "id, kind, input, attempt, priority, lane, timeout_ms, retry"
+    static let claimedColumns = "id, kind, input, attempt, priority, lane, timeout_ms, retry, greatest(run_at, enqueued_at, available_since) AS could_run_since"
 
     /// The owner, the lease's end and the time (``claiming``), then `more`.
     static func claimBinds<Value: PostgresDynamicTypeEncodable>(owner: String, leaseUntil: Int64, now: Int64, _ more: Value...) -> PostgresBindings {
@@ -157,12 +157,12 @@ extension PostgresQueueStore {
 
     /// A row that begins with ``claimedColumns``.
     static func claimedJob(_ row: PostgresRow) throws -> ClaimedJob {
-        let (id, kind, input, attempt, priority, lane, timeout, retry) = try row.decode(
-            (Int64, String, Data, Int, Int, String?, Int64?, String?).self)
+        let (id, kind, input, attempt, priority, lane, timeout, retry, since) = try row.decode(
+            (Int64, String, Data, Int, Int, String?, Int64?, String?, Int64?).self)
         return ClaimedJob(
             id: DurableJobID(id), kind: kind, input: input, attempt: attempt,
             priority: UInt8(exactly: priority).flatMap(Priority.init(rawValue:)) ?? .utility, lane: lane,
-            timeout: timeout.map { .milliseconds($0) }, retry: StoredRetry(stored: retry))
+            timeout: timeout.map { .milliseconds($0) }, retry: StoredRetry(stored: retry), availableSince: since)
     }
 
     /// The claim in one statement, when none of its first `limit` candidates would take a lane
@@ -304,7 +304,8 @@ extension PostgresQueueStore {
                 WHERE j.state = \(unescaped: SQLState.waiting) ORDER BY j.id FOR UPDATE OF j
             ), freed AS (
                 UPDATE sequencer.jobs AS j SET pending_needs = j.pending_needs - locked.count,
-                    state = CASE WHEN j.pending_needs = locked.count THEN \(unescaped: SQLState.available) ELSE \(unescaped: SQLState.waiting) END
+                    state = CASE WHEN j.pending_needs = locked.count THEN \(unescaped: SQLState.available) ELSE \(unescaped: SQLState.waiting) END,
+                    available_since = CASE WHEN j.pending_needs = locked.count THEN \(now) ELSE NULL END
                 FROM locked WHERE j.id = locked.id AND j.state = \(unescaped: SQLState.waiting)
                 RETURNING j.id, j.state
             )

@@ -14,7 +14,7 @@ enum PostgresSchema {
 
     /// The statements of each version, in order (the extended protocol runs one statement per
     /// query).
-    static let migrations: [[String]] = [v1, v2, v3, v4, v5, v6]
+    static let migrations: [[String]] = [v1, v2, v3, v4, v5, v6, v7]
 
     static var current: Int { migrations.count }
 
@@ -177,5 +177,38 @@ enum PostgresSchema {
             retry::jsonb->>'multiplier', retry::jsonb->>'maximumMilliseconds', retry::jsonb->>'jitter')
         WHERE retry IS NOT NULL AND retry LIKE '{%' AND retry::jsonb ?& array['maxAttempts', 'initialMilliseconds', 'multiplier', 'maximumMilliseconds', 'jitter']
         """,
+    ]
+
+    /// What operating a queue reads, as in the SQLite store's version 7:
+    /// - `workers`: each worker's last beat (``SequencerQueue/WorkerBeat``), renewed with its
+    ///   heartbeat and deleted when it stops;
+    /// - `gauge_reader`: one row, the process that reads the gauges until `held_until`;
+    /// - `available_since`: when a waiting job's last need ended (the wait in the queue is
+    ///   measured from then; `run_at` is left alone, so that no other process's clock decides
+    ///   when it may be claimed);
+    /// - `jobs_waiting`: the waiting jobs, which the gauges count (the other live states have
+    ///   their indexes); a job enqueued with no needs never enters it.
+    static let v7 = [
+        """
+        CREATE TABLE sequencer.workers (
+            owner TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started_at BIGINT NOT NULL,
+            beat_at BIGINT NOT NULL,
+            holding INTEGER NOT NULL,
+            alive_until BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE sequencer.gauge_reader (
+            only_row BOOLEAN PRIMARY KEY DEFAULT true CHECK (only_row),
+            reader TEXT NOT NULL,
+            held_until BIGINT NOT NULL
+        )
+        """,
+        "INSERT INTO sequencer.gauge_reader (reader, held_until) VALUES ('', 0)",
+        "ALTER TABLE sequencer.jobs ADD COLUMN available_since BIGINT",
+        "CREATE INDEX jobs_waiting ON sequencer.jobs (id) WHERE state = 0",
     ]
 }

@@ -103,6 +103,7 @@ extension DurableQueue {
         let jobs = Self.jobs(requests, now: now)
         let ids = try await store.enqueue(jobs, now: now)
         doorbell.ring()
+        for job in jobs { metrics.enqueued(kind: job.kind, lane: job.lane) }
         guard ids.count == jobs.count else {
             throw QueueError(code: .database, location: "\(store)", message: "the store returned \(ids.count) IDs for \(jobs.count) jobs")
         }
@@ -130,8 +131,10 @@ extension DurableQueue {
             throw QueueError(code: .invalidOption, location: "\(store)", message: "\(names.count) names for \(batch.count) jobs")
         }
         let now = clock.now()
-        let created = try await runs.createRun(run, jobs: Array(zip(names, Self.jobs(batch.requests, now: now))), now: now)
+        let jobs = Self.jobs(batch.requests, now: now)
+        let created = try await runs.createRun(run, jobs: Array(zip(names, jobs)), now: now)
         doorbell.ring()
+        for job in jobs { metrics.enqueued(kind: job.kind, lane: job.lane) }
         return created
     }
 }

@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Foundation
 public import Sequencer
 
@@ -22,6 +23,10 @@ public final class DurableQueue: Sendable {
     public let store: any QueueStore
     let options: Options
     let clock: QueueClock
+    let metrics: QueueMetrics
+    /// This queue's name when it reads the gauges (``QueueStore/readGauges(reader:now:holdUntil:)``):
+    /// host, process and a random part, shared by its workers.
+    let gaugeReader = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
     let kinds = Locked<[String: Kind]>([:])
     /// Rung when this process records an end or enqueues: wakes its workers and the callers
     /// waiting in ``result(of:as:)``.
@@ -65,12 +70,23 @@ public final class DurableQueue: Sendable {
         /// a lease, other workers take their jobs and these ends are refused. Other errors (a
         /// damaged or newer store) end ``DurableQueue/work(maxConcurrency:)``.
         public var storeTrouble: (@Sendable (QueueError) -> Void)?
+        /// Where the queue's metrics go (``QueueMetricNames``); nil: to the factory the
+        /// application bootstrapped with `MetricsSystem.bootstrap`, if any. With none, nothing
+        /// is measured and no gauge is read.
+        public var metrics: (any MetricsFactory)?
+        /// How often a worker reads the gauges from the database, when it holds their reading
+        /// (one process at a time does: see ``QueueStore/readGauges(reader:now:holdUntil:)``).
+        /// It holds it for three times as long.
+        public var gaugeInterval: Duration
 
         public init(
             lease: Duration = .seconds(30), heartbeat: Duration = .seconds(10), poll: Duration = .seconds(1),
             retention: Duration = .seconds(7 * 24 * 3600), failureRetention: Duration? = nil, poisonLimit: Int = 3,
-            claimAhead: Int = 16, clock: any Clock<Duration> = ContinuousClock()
+            claimAhead: Int = 16, clock: any Clock<Duration> = ContinuousClock(), metrics: (any MetricsFactory)? = nil,
+            gaugeInterval: Duration = .seconds(10)
         ) {
+            self.metrics = metrics
+            self.gaugeInterval = gaugeInterval
             self.lease = lease
             self.heartbeat = heartbeat
             self.poll = poll
@@ -97,6 +113,7 @@ public final class DurableQueue: Sendable {
         self.store = store
         self.options = options
         clock = QueueClock(options.clock)
+        metrics = QueueMetrics(factory: options.metrics)
     }
 
     /// Registers a kind of job: this process runs the jobs of this kind. A job of a kind that

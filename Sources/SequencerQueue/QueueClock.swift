@@ -18,6 +18,12 @@ package struct QueueClock: Sendable {
     /// Now, in milliseconds since 1970.
     func now() -> Int64 { origin + Self.milliseconds(elapsed()) }
 
+    /// Nanoseconds since the queue was opened: for durations finer than ``now()``'s.
+    func nanoseconds() -> Int64 {
+        let (seconds, attoseconds) = elapsed().components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
     /// Sleeps until `time` (milliseconds since 1970): at once when it has passed, however long
     /// the caller took to get here.
     func sleep(until time: Int64) async throws { try await sleeper(.milliseconds(time - origin)) }

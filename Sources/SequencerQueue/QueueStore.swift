@@ -99,6 +99,26 @@ public protocol QueueStore: Sendable {
     /// Writes everything to the main database file (for SQLite, a checkpoint of the WAL), so
     /// that the file alone is a complete copy. Called on a clean exit.
     func close() async throws
+
+    /// Records that a worker is alive, until ``WorkerBeat/aliveUntil`` (its heartbeat, and
+    /// once as it starts), replacing its last beat. Beats that ended long ago are deleted.
+    func beat(_ worker: WorkerBeat, now: Int64) async throws
+
+    /// Deletes a worker's beat: it stopped cleanly.
+    func workerStopped(_ owner: String) async throws
+
+    /// The gauges, read by one process at a time: the one that holds the store's reading
+    /// until `holdUntil` (milliseconds since 1970; from then on it is free). Returns nil, having read nothing, while
+    /// another `reader` holds it; the holder renews it by reading again. So however many
+    /// processes work the queue, one reports its gauges, and another takes over within a hold
+    /// once it stops (at once after ``releaseGauges(reader:)``).
+    func readGauges(reader: String, now: Int64, holdUntil: Int64) async throws -> QueueGauges?
+
+    /// Gives up the gauges' reading, if `reader` holds it.
+    func releaseGauges(reader: String) async throws
+
+    /// The workers alive at `now`, oldest first.
+    func workers(now: Int64) async throws -> [WorkerBeat]
 }
 
 /// A job to enqueue.
@@ -145,10 +165,14 @@ public struct ClaimedJob: Sendable, Hashable {
     public var lane: String?
     public var timeout: Duration?
     public var retry: StoredRetry
+    /// Since when it could run, in milliseconds since 1970: its run time, or when its last
+    /// need ended or its lease was taken back, whichever came last (nil if the store does not
+    /// say). The worker reports the wait until its body starts (``QueueMetricNames/waited``).
+    public var availableSince: Int64?
 
     public init(
         id: DurableJobID, kind: String, input: Data, attempt: Int, priority: Priority, lane: String?, timeout: Duration?,
-        retry: StoredRetry
+        retry: StoredRetry, availableSince: Int64? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -158,6 +182,7 @@ public struct ClaimedJob: Sendable, Hashable {
         self.lane = lane
         self.timeout = timeout
         self.retry = retry
+        self.availableSince = availableSince
     }
 }
 

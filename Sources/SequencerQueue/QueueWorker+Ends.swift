@@ -41,6 +41,8 @@ extension QueueWorker {
         state.withLock { state in
             guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return }
             state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: .released))
+            state.measures[AttemptKey(id: durable, attempt: running.job.attempt)] = Measure(
+                kind: running.job.kind, lane: running.job.lane, ranNanoseconds: nil)
         }
         queue.doorbell.ring()
     }
@@ -55,6 +57,7 @@ extension QueueWorker {
     /// are claimed meanwhile).
     func ended(_ id: JobID, _ status: JobStatus) {
         let now = clock.now()
+        let nanoseconds = clock.nanoseconds()
         let wake = state.withLock { state -> Bool? in
             guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return nil }
             let result = state.results.removeValue(forKey: id)
@@ -69,6 +72,8 @@ extension QueueWorker {
             let outcome = Self.outcome(
                 of: running, status: status, result: result, stopping: state.stopping, now: now)
             state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
+            state.measures[AttemptKey(id: durable, attempt: running.job.attempt)] = Measure(
+                kind: running.job.kind, lane: running.job.lane, ranNanoseconds: running.startedAt.map { nanoseconds - $0 })
             if case .failure(is CannotRunHere)? = result {
                 state.refused[running.job.kind] = now + QueueClock.milliseconds(Self.refusedKindPause)
             }
@@ -133,10 +138,46 @@ extension QueueWorker {
         }
     }
 
-    /// Ends the store has recorded (or refused): their jobs are no longer this worker's.
-    func recorded(_ ends: [AttemptEnd]) {
-        state.withLock { state in
-            for end in ends { state.running[end.id] = nil }
+    /// A local job's body started.
+    /// A local job's body started: the metrics count its wait from when it could run (a job
+    /// claimed ahead waits in the worker too).
+    func started(_ id: JobID) {
+        let (now, nanoseconds) = (clock.now(), clock.nanoseconds())
+        let job = state.withLock { state -> ClaimedJob? in
+            guard let durable = state.byLocal[id] else { return nil }
+            state.running[durable]?.startedAt = nanoseconds
+            return state.running[durable]?.job
+        }
+        if let job, let since = job.availableSince {
+            queue.metrics.waited(kind: job.kind, lane: job.lane, milliseconds: now - since)
+        }
+    }
+
+    /// Ends the store has recorded, or refused (`recorded[i]` false: fenced): their jobs are
+    /// no longer this worker's. Each is counted in the metrics.
+    func recorded(_ ends: [AttemptEnd], _ recorded: [Bool]) {
+        let measured = state.withLock { state in
+            ends.map { end in
+                state.running[end.id] = nil
+                return state.measures.removeValue(forKey: AttemptKey(id: end.id, attempt: end.attempt))
+            }
+        }
+        for (index, end) in ends.enumerated() {
+            guard let measure = measured[index] else { continue }
+            let status = Self.status(of: end.outcome, recorded: index < recorded.count ? recorded[index] : false)
+            queue.metrics.ended(kind: measure.kind, lane: measure.lane, status: status, ranNanoseconds: measure.ranNanoseconds)
+        }
+    }
+
+    /// An end's status in the metrics (``QueueMetricNames/ended``).
+    static func status(of outcome: AttemptEnd.Outcome, recorded: Bool) -> String {
+        guard recorded else { return "fenced" }
+        switch outcome {
+        case .succeeded: return "succeeded"
+        case .failed(_, _, .some): return "retried"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
+        case .released: return "released"
         }
     }
 
@@ -144,14 +185,15 @@ extension QueueWorker {
     func flush() async throws {
         let ends = takeEnds()
         guard !ends.isEmpty else { return }
+        let done: [Bool]
         do {
             let now = clock.now()
-            _ = try await bounded("recording ends") { try await $0.finish(ends, now: now) }
+            done = try await bounded("recording ends") { try await $0.finish(ends, now: now) }
         } catch {
             state.withLock { $0.ends = ends + $0.ends }
             throw error
         }
-        recorded(ends)
+        recorded(ends, done)
         queue.doorbell.ring()
     }
 }

@@ -32,6 +32,7 @@ extension QueueWorker {
                     try await $0.heartbeat(owner: owner, jobs: jobs, leaseUntil: now + lease, now: now)
                 }
                 renewed = now
+                await recordBeat()
                 // A job may have ended since `held` was read, and been claimed again: the
                 // answer was about the earlier claim (a job no longer held), not this one.
                 for id in stop { if let claim = held[id] { cancel(id, claim: claim) } }

@@ -22,6 +22,22 @@ final class QueueWorker: Sendable {
         /// Given up because its lease could not be renewed: no end is recorded for it, and its
         /// lease runs out (see ``giveUpRunningJobs()``).
         var givenUp = false
+        /// When its body started, in the queue clock's nanoseconds; nil until it does.
+        var startedAt: Int64?
+    }
+
+    /// An attempt of a job.
+    struct AttemptKey: Hashable, Sendable {
+        let id: DurableJobID
+        let attempt: Int
+    }
+
+    /// An ended attempt, for the metrics: its kind and lane, and how long it ran here (nil:
+    /// its body never started).
+    struct Measure: Sendable {
+        let kind: String
+        let lane: String?
+        let ranNanoseconds: Int64?
     }
 
     struct State: Sendable {
@@ -34,6 +50,8 @@ final class QueueWorker: Sendable {
         var results: [JobID: Result<Data, any Error>] = [:]
         /// Ended attempts, to record.
         var ends: [AttemptEnd] = []
+        /// What the metrics report of each gathered end, once the store has recorded it.
+        var measures: [AttemptKey: Measure] = [:]
         /// Work was cancelled: jobs cancelled from now on are released, not cancelled.
         var stopping = false
         /// How many jobs to claim beyond the running slots.
@@ -56,6 +74,8 @@ final class QueueWorker: Sendable {
     let local: JobQueue
     let events: AsyncStream<RunEvent>
     let state: Locked<State>
+    /// When this worker began, in milliseconds since 1970.
+    let startedAt: Int64
 
     init(queue: DurableQueue, maxConcurrency: Int) {
         self.queue = queue
@@ -64,6 +84,7 @@ final class QueueWorker: Sendable {
         // Claimed jobs wait in the local queue while it is full: one turn claims for the next.
         slots = max(1, maxConcurrency)
         state = Locked(State(window: ClaimWindow(claimAhead: queue.options.claimAhead)))
+        startedAt = queue.clock.now()
         let (events, continuation) = AsyncStream<RunEvent>.makeStream()
         self.events = events
         local = JobQueue(RunOptions(maxConcurrency: max(1, maxConcurrency), clock: queue.options.clock, events: continuation), keepFinished: 0)
@@ -76,14 +97,21 @@ final class QueueWorker: Sendable {
     /// Works until the task is cancelled; then cancels the running bodies, releases their jobs
     /// and returns.
     func run() async throws {
+        // Before the first gauges' reading: it counts this worker.
+        await recordBeat()
         let collector = Task { [self] in
             for await event in events {
-                if case .finished(let id, let status) = event { ended(id, status) }
+                switch event {
+                case .started(let id): started(id)
+                case .finished(let id, let status): ended(id, status)
+                default: break
+                }
             }
         }
         // A cancel heard from another process makes the heartbeat come at once.
         let beatNow = Doorbell()
         let heartbeat = Task { [self] in await beat(beatNow) }
+        let gauges = Task { [self] in await readGauges() }
         let cancelNotices = store.cancelNotices().map { stream in Task { for await _ in stream { beatNow.ring() } } }
         // Other processes' commits that made jobs available wake this worker, as an enqueue here does.
         let wakeUps = store.wakeUps().map { stream in Task { [queue] in for await _ in stream { queue.doorbell.ring() } } }
@@ -95,6 +123,7 @@ final class QueueWorker: Sendable {
             failure = error
         }
         heartbeat.cancel()
+        gauges.cancel()
         wakeUps?.cancel()
         cancelNotices?.cancel()
         state.withLock { $0.stopping = true }
@@ -104,6 +133,8 @@ final class QueueWorker: Sendable {
         // The last ends are written even though this task was cancelled (the store's calls
         // check for cancellation): released jobs run again at once elsewhere.
         try await Task { try await flush() }.value
+        await gauges.value
+        await Task { await stopped() }.value
         if let failure { throw failure }
     }
 
@@ -179,6 +210,7 @@ final class QueueWorker: Sendable {
                 return
             }
             let claimed: [ClaimedJob]
+            let done: [Bool]
             do {
                 // In a task of its own, which cancelling `work` does not cancel: a transaction
                 // that committed returns its claims, which the shutdown then releases (rather
@@ -186,17 +218,17 @@ final class QueueWorker: Sendable {
                 let (owner, at, leaseUntil) = (owner, now, now + QueueClock.milliseconds(options.lease))
                 state.withLock { $0.turnSince = at }
                 defer { state.withLock { $0.turnSince = nil } }
-                claimed = try await bounded("recording ends and claiming") { store in
+                (done, claimed) = try await bounded("recording ends and claiming") { store in
                     try await store.finishAndClaim(
                         ends, kinds: free > 0 ? kinds : [], limit: max(0, free), slots: startable, owner: owner, now: at,
                         leaseUntil: leaseUntil
-                    ).claimed
+                    )
                 }
             } catch {
                 state.withLock { $0.ends = ends + $0.ends }
                 throw error
             }
-            recorded(ends)
+            recorded(ends, done)
             let turned = ContinuousClock.now
             state.withLock { $0.window.turn(ended: ends.count, at: turned) }
             start(try await renewedIfLate(claimed, claimedAt: now))
@@ -221,6 +253,9 @@ final class QueueWorker: Sendable {
         let end = { (outcome: AttemptEnd.Outcome, jobs: [ClaimedJob]) in
             self.state.withLock { state in
                 state.ends += jobs.map { AttemptEnd(id: $0.id, attempt: $0.attempt, owner: self.owner, outcome: outcome) }
+                for job in jobs {
+                    state.measures[AttemptKey(id: job.id, attempt: job.attempt)] = Measure(kind: job.kind, lane: job.lane, ranNanoseconds: nil)
+                }
             }
         }
         let lost: Set<DurableJobID>

@@ -11,7 +11,7 @@ enum QueueSchema {
     /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
     static let applicationID: Int32 = 0x5345_5151
 
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
 
     static var current: Int { versions.count }
 
@@ -147,6 +147,32 @@ enum QueueSchema {
             // The column names of the PostgreSQL store: the count of a waiting job's needs that
             // have not succeeded yet is `pending_needs` in both.
             try db.execute(sql: "ALTER TABLE jobs RENAME COLUMN remaining TO pending_needs")
+        }
+        migrator.registerMigration("v7") { db in
+            // What operating a queue reads, as in the PostgreSQL store's version 7: each
+            // worker's last beat; the one process that reads the gauges, until when; when a
+            // waiting job's last need ended (the wait in the queue is measured from then); and
+            // the waiting jobs, which the gauges count (the other live states have their
+            // indexes).
+            try db.execute(sql: """
+                CREATE TABLE workers (
+                    owner TEXT PRIMARY KEY,
+                    host TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    beat_at INTEGER NOT NULL,
+                    holding INTEGER NOT NULL,
+                    alive_until INTEGER NOT NULL
+                );
+                CREATE TABLE gauge_reader (
+                    only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+                    reader TEXT NOT NULL,
+                    held_until INTEGER NOT NULL
+                );
+                INSERT INTO gauge_reader (only_row, reader, held_until) VALUES (1, '', 0);
+                ALTER TABLE jobs ADD COLUMN available_since INTEGER;
+                CREATE INDEX jobs_waiting ON jobs (id) WHERE state = 0;
+                """)
         }
         return migrator
     }

@@ -94,7 +94,8 @@ extension SQLiteQueueStore {
         while claimed.count < limit {
             let page = room.isEmpty ? max(limit - claimed.count, 32) : max(limit * 2, 32)
             var sql = """
-                SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry, lost_ahead FROM jobs INDEXED BY jobs_available
+                SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry, lost_ahead,
+                    max(run_at, enqueued_at, coalesce(available_since, 0)) FROM jobs INDEXED BY jobs_available
                 WHERE state = \(SQLState.available) AND run_at <= ? AND kind IN \(placeholders(kinds.count))
                 """
             var arguments: StatementArguments = [now]
@@ -128,7 +129,7 @@ extension SQLiteQueueStore {
                 claimed.append(ClaimedJob(
                     id: DurableJobID(id), kind: row[1], input: row[2], attempt: (row[3] as Int) + 1,
                     priority: Priority(rawValue: row[4]) ?? .utility, lane: lane, timeout: (row[6] as Int64?).map { .milliseconds($0) },
-                    retry: StoredRetry(stored: row[7])))
+                    retry: StoredRetry(stored: row[7]), availableSince: row[9]))
             }
             if !ids.isEmpty {
                 // One statement for the page's jobs, their IDs in a JSON array.
@@ -183,8 +184,13 @@ extension SQLiteQueueStore {
             let dependents = try Int64.fetchAll(cached: db, sql: "DELETE FROM needs WHERE need = ? RETURNING job", arguments: [end.id.rawValue])
             for dependent in dependents {
                 try db.executeCached(
-                    sql: "UPDATE jobs SET pending_needs = pending_needs - 1, state = CASE WHEN pending_needs = 1 THEN \(SQLState.available) ELSE \(SQLState.waiting) END WHERE id = ? AND state = \(SQLState.waiting)",
-                    arguments: [dependent])
+                    sql: """
+                        UPDATE jobs SET pending_needs = pending_needs - 1,
+                            state = CASE WHEN pending_needs = 1 THEN \(SQLState.available) ELSE \(SQLState.waiting) END,
+                            available_since = CASE WHEN pending_needs = 1 THEN ? ELSE NULL END
+                        WHERE id = ? AND state = \(SQLState.waiting)
+                        """,
+                    arguments: [now, dependent])
             }
         case .failed(let code, let message, let retryAt?):
             try db.executeCached(

@@ -86,6 +86,11 @@ public enum TestServer {
 
     /// Runs statements on one connection of their own to `url`.
     public static func admin(_ url: String, _ statements: String...) async throws {
+        try await admin(url, statements)
+    }
+
+    /// Runs statements on one connection of their own to `url`.
+    public static func admin(_ url: String, _ statements: [String]) async throws {
         let connection = try await PostgresConnection.connect(configuration: PostgresURL(url).connection, id: 1, logger: logger)
         do {
             for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }

@@ -72,6 +72,7 @@ struct PostgresStoreTests {
             let id = try await first.enqueue([Steps.job()], now: 0)
             try await first.close()
             // Back to version 1, as the first Sequencer with PostgreSQL left it.
+            try await TestServer.admin(url, Self.backToVersion6)
             try await TestServer.admin(
                 url, "DROP TABLE sequencer.runs, sequencer.run_jobs, sequencer.attempts, sequencer.fingerprints",
                 "ALTER TABLE sequencer.jobs DROP COLUMN ahead, DROP COLUMN lost_ahead",
@@ -91,6 +92,7 @@ struct PostgresStoreTests {
             let first = try await PostgresQueueStore(url: url)
             try await first.close()
             // Back to version 4: parts and outputs as JSONB.
+            try await TestServer.admin(url, Self.backToVersion6)
             try await TestServer.admin(
                 url, "ALTER TABLE sequencer.fingerprints DROP COLUMN parts, DROP COLUMN outputs",
                 "ALTER TABLE sequencer.fingerprints ADD COLUMN parts JSONB NOT NULL, ADD COLUMN outputs JSONB NOT NULL",
@@ -121,6 +123,7 @@ struct PostgresStoreTests {
             let id = try #require(try await first.enqueue([job], now: 0).first)
             try await first.close()
             // Back to version 5: the policy as JSON.
+            try await TestServer.admin(url, Self.backToVersion6)
             try await TestServer.admin(
                 url,
                 """
@@ -131,6 +134,37 @@ struct PostgresStoreTests {
             let store = try await PostgresQueueStore(url: url)
             let claimed = try await store.claim(kinds: ["k"], limit: 1, slots: 1, owner: "w", now: 1, leaseUntil: 30_000)
             #expect(claimed.map(\.retry) == [job.retry])
+            try await store.close()
+        }
+    }
+
+    /// What version 7 added, undone: the schema as version 6 left it.
+    static let backToVersion6 = [
+        "DROP TABLE sequencer.workers, sequencer.gauge_reader",
+        "DROP INDEX sequencer.jobs_waiting",
+        "ALTER TABLE sequencer.jobs DROP COLUMN available_since",
+        "DELETE FROM sequencer.migrations WHERE version >= 7",
+    ]
+
+    /// Version 7 adds what operating a queue reads: a version 6 queue's jobs are counted by the
+    /// gauges, and a waiting job released after the migration says since when it could run.
+    @Test func aVersion6SchemaGainsWorkersAndGauges() async throws {
+        try await TestServer.withDatabase { url in
+            let first = try await PostgresQueueStore(url: url)
+            let need = try #require(try await first.enqueue([Steps.job(at: 10)], now: 10).first)
+            let waiting = try #require(try await first.enqueue([Steps.job(needs: [need], at: 20)], now: 20).first)
+            try await first.close()
+            try await TestServer.admin(url, Self.backToVersion6)
+            let store = try await PostgresQueueStore(url: url)
+            let gauges = try #require(try await store.readGauges(reader: "r", now: 100, holdUntil: 200))
+            #expect(gauges.depth == [QueueGauges.Group(kind: "k", lane: ""): [.available: 1, .waiting: 1]])
+            let claimed = try await store.claim(kinds: ["k"], limit: 1, slots: 1, owner: "w", now: 100, leaseUntil: 30_000)
+            _ = try await store.finish([AttemptEnd(id: need, attempt: 1, owner: "w", outcome: .succeeded(Data()))], now: 150)
+            #expect(claimed.map(\.id) == [need])
+            let next = try await store.claim(kinds: ["k"], limit: 1, slots: 1, owner: "w", now: 300, leaseUntil: 30_000)
+            #expect(next.map(\.id) == [waiting] && next.first?.availableSince == 150)
+            try await store.beat(WorkerBeat(owner: "w", host: "h", pid: 1, startedAt: 0, holding: 1, aliveUntil: 1_000), now: 300)
+            #expect(try await store.workers(now: 300).map(\.owner) == ["w"])
             try await store.close()
         }
     }

@@ -71,4 +71,30 @@ import Testing
         #expect(try await store.counts() == [.succeeded: 1, .running: 1, .waiting: 1, .available: 1])
         #expect(try store.integrityProblems().isEmpty)
     }
+
+    /// Version 7 adds what operating a queue reads: a version 6 file's jobs are counted by the
+    /// gauges, its workers' beats are kept, and a waiting job released from then on says since
+    /// when it could run.
+    @Test func aVersion6QueueGainsWorkersAndGauges() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v6.sqlite")
+        try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: Self.fixture("queue-v6.sql")) }
+        let store = try SQLiteQueueStore(path: path)
+        #expect(try store.schemaVersion() == QueueSchema.current)
+        let now: Int64 = 2_000_000_000_000
+        let gauges = try #require(try await store.readGauges(reader: "r", now: now, holdUntil: now + 1))
+        #expect(gauges.depth == [
+            QueueGauges.Group(kind: "fetch", lane: "network"): [.running: 1],
+            QueueGauges.Group(kind: "apply", lane: ""): [.waiting: 1, .available: 1],
+        ])
+        #expect(gauges.oldestAvailableSince == [QueueGauges.Group(kind: "apply", lane: ""): 1_700_000_000_000])
+        #expect(try await store.reap(now: now, poisonLimit: 3) == 1)
+        let fetch = try #require(try await store.claim(kinds: ["fetch"], limit: 1, owner: "new", now: now, leaseUntil: now + 30_000).first)
+        _ = try await store.finish([AttemptEnd(id: fetch.id, attempt: fetch.attempt, owner: "new", outcome: .succeeded(Data("{}".utf8)))], now: now + 5)
+        let applies = try await store.claim(kinds: ["apply"], limit: 5, owner: "new", now: now + 10, leaseUntil: now + 30_000)
+        #expect(applies.first { $0.id == DurableJobID(3) }?.availableSince == now + 5, "released by fetch's end")
+        try await store.beat(WorkerBeat(owner: "new", host: "h", pid: 1, startedAt: now, holding: 2, aliveUntil: now + 30_000), now: now)
+        #expect(try await store.workers(now: now).map(\.holding) == [2])
+        #expect(try store.integrityProblems().isEmpty)
+    }
 }

@@ -18,3 +18,14 @@ public func eventually(within limit: Duration = .seconds(120), _ condition: () -
     }
     return condition()
 }
+
+/// ``eventually(within:_:)`` for a condition that must await (an HTTP request to a child
+/// process), checked every 10 ms.
+public func eventually(within limit: Duration = .seconds(120), _ condition: () async -> Bool) async -> Bool {
+    let end = ContinuousClock.now + limit
+    while ContinuousClock.now < end {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}

@@ -4,8 +4,8 @@ import SequencerTestSupport
 import Sequencer
 import Testing
 
-/// A `sequencer run --watch` started in a test's directory, its output collected as it comes,
-/// so a test can wait for a line.
+/// A `sequencer run --watch` (or another command that runs until stopped) started in a test's
+/// directory, its output collected as it comes, so a test can wait for a line.
 final class Watcher {
     /// What the reading threads share with the test (`Locked`, not `Mutex`: the sanitizer
     /// cannot see `Mutex`'s lock, and reported the two readers' last decrements as a race).
@@ -18,8 +18,13 @@ final class Watcher {
     private let collected = Collected()
 
     /// Starts `sequencer run --watch ARGUMENTS` with a short debounce.
-    init(_ cli: CLI, _ arguments: [String] = []) throws {
-        let (process, stdout, stderr) = try cli.start(["run", "--watch"] + arguments, environment: ["SEQUENCER_DEBOUNCE": "50ms"])
+    convenience init(_ cli: CLI, _ arguments: [String] = []) throws {
+        try self.init(cli, command: ["run", "--watch"] + arguments, environment: ["SEQUENCER_DEBOUNCE": "50ms"])
+    }
+
+    /// Starts `sequencer COMMAND` (another long-running one: `worker`).
+    init(_ cli: CLI, command: [String], environment: [String: String] = [:]) throws {
+        let (process, stdout, stderr) = try cli.start(command, environment: environment)
         self.process = process
         for pipe in [stdout, stderr] {
             let handle = pipe.fileHandleForReading
@@ -62,7 +67,7 @@ final class Watcher {
         kill(process.processIdentifier, signal)
         let ended = await eventually { !self.process.isRunning && self.collected.readers.withLock { $0 == 0 } }
         if !ended {
-            Issue.record("sequencer --watch still ran two minutes after signal \(signal); killed. Output:\n\(text)")
+            Issue.record("sequencer \(process.arguments ?? []) still ran two minutes after signal \(signal); killed. Output:\n\(text)")
             kill(process.processIdentifier, SIGKILL)
         }
         let process = process

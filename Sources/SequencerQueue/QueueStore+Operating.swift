@@ -1,0 +1,95 @@
+
+/// A worker's presence in a store, renewed with its heartbeats: how many workers are alive, and
+/// what each holds, read from the database whatever process asks.
+public struct WorkerBeat: Sendable, Hashable, Codable {
+    /// The worker's name in leases (``AttemptEnd/owner``).
+    public var owner: String
+    public var host: String
+    public var pid: Int32
+    /// When it began to work, in milliseconds since 1970.
+    public var startedAt: Int64
+    /// How many jobs it holds (running, or claimed ahead).
+    public var holding: Int
+    /// Until when it counts as alive without another beat: its lease's length after the beat.
+    public var aliveUntil: Int64
+
+    public init(owner: String, host: String, pid: Int32, startedAt: Int64, holding: Int, aliveUntil: Int64) {
+        self.owner = owner
+        self.host = host
+        self.pid = pid
+        self.startedAt = startedAt
+        self.holding = holding
+        self.aliveUntil = aliveUntil
+    }
+}
+
+/// What a queue's gauges show, read from the database in one transaction: the same for every
+/// process that reads it, and right however many processes enqueue and work.
+public struct QueueGauges: Sendable, Hashable {
+    /// Jobs of one kind and lane (`""` for none).
+    public struct Group: Sendable, Hashable, Comparable {
+        public var kind: String
+        public var lane: String
+
+        public init(kind: String, lane: String) {
+            self.kind = kind
+            self.lane = lane
+        }
+
+        public static func < (a: Group, b: Group) -> Bool { (a.kind, a.lane) < (b.kind, b.lane) }
+    }
+
+    /// A live state, as the gauges name it: `scheduled` is an available job whose run time
+    /// has not come (a retry's delay, or a job enqueued for later).
+    public enum State: String, Sendable, Hashable, CaseIterable, Comparable {
+        case waiting, scheduled, available, running
+
+        public static func < (a: State, b: State) -> Bool {
+            allCases.firstIndex(of: a) ?? 0 < allCases.firstIndex(of: b) ?? 0
+        }
+    }
+
+    /// How many live jobs each group has in each state; groups with none are absent.
+    public var depth: [Group: [State: Int]]
+    /// For each group with available jobs whose run time has come: since when the oldest of
+    /// them could run, in milliseconds since 1970 (its run time, or when its last need ended).
+    public var oldestAvailableSince: [Group: Int64]
+    /// Workers whose last beat holds (``WorkerBeat/aliveUntil`` after the reading's time).
+    public var workersAlive: Int
+
+    public init(depth: [Group: [State: Int]] = [:], oldestAvailableSince: [Group: Int64] = [:], workersAlive: Int = 0) {
+        self.depth = depth
+        self.oldestAvailableSince = oldestAvailableSince
+        self.workersAlive = workersAlive
+    }
+}
+
+extension QueueGauges.State {
+    /// A live job's stored state, `scheduled` for an available one whose run time is `later`;
+    /// nil for an ended one.
+    package init?(stored raw: Int, later: Bool) {
+        switch DurableJobState(rawValue: raw) {
+        case .waiting?: self = .waiting
+        case .available?: self = later ? .scheduled : .available
+        case .running?: self = .running
+        default: return nil
+        }
+    }
+}
+
+extension QueueStore {
+    /// None: this store keeps no workers' beats.
+    public func beat(_ worker: WorkerBeat, now: Int64) async throws {}
+
+    /// None: this store keeps no workers' beats.
+    public func workerStopped(_ owner: String) async throws {}
+
+    /// None: this store has no gauges, and no process reports them.
+    public func readGauges(reader: String, now: Int64, holdUntil: Int64) async throws -> QueueGauges? { nil }
+
+    /// None: this store has no gauges.
+    public func releaseGauges(reader: String) async throws {}
+
+    /// None: this store keeps no workers' beats.
+    public func workers(now: Int64) async throws -> [WorkerBeat] { [] }
+}
