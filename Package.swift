@@ -236,7 +236,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "QueuePeer",
-            dependencies: ["SequencerQueueSQLite", "SequencerQueue", "SequencerPostgres", "Sequencer"],
+            dependencies: [
+                "SequencerQueueSQLite", "SequencerQueue", "SequencerPostgres", "Sequencer",
+                .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

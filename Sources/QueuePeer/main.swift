@@ -4,6 +4,8 @@ import Sequencer
 import SequencerPostgres
 import SequencerQueue
 import SequencerQueueSQLite
+import CoreMetrics
+import Prometheus
 
 /// Sequencer's side of `Scripts/bench-postgres-peers.py`: the five calls its `--sequencer-command`
 /// makes, so that a `DurableQueue` is measured exactly as the peers are. An executable of its
@@ -18,9 +20,14 @@ import SequencerQueueSQLite
 ///
 /// URL is a PostgreSQL URL (`postgres://`), or an SQLite file's path. A worker claims ahead
 /// ``DurableQueue/Options/claimAhead`` jobs at least: `QUEUE_PEER_CLAIM_AHEAD=N` in the
-/// environment sets it (the default otherwise, 16).
+/// environment sets it (the default otherwise, 16). `QUEUE_PEER_METRICS=prometheus` has every
+/// command report its metrics to a Prometheus registry (as `sequencer worker --metrics` does,
+/// unscraped): the metrics' cost against none.
 enum QueuePeer {
     static func run(_ arguments: [String]) async -> Int32 {
+        if ProcessInfo.processInfo.environment["QUEUE_PEER_METRICS"] == "prometheus" {
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        }
         do {
             switch (arguments.first, arguments.count) {
             case ("install", 2):

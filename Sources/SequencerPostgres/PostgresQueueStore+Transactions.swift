@@ -232,6 +232,8 @@ extension PostgresQueueStore {
         var freed: Set<Int64> = []
         /// Whether an end made its own job available again (a retry, a release).
         var again = false
+        /// Jobs skipped because an end failed or cancelled a job they need.
+        var skipped: [StoreEnd] = []
 
         /// Whether other workers must be woken, once `claimed` were claimed in the same
         /// transaction: a job became available that this transaction did not take.
@@ -251,9 +253,10 @@ extension PostgresQueueStore {
                 successes.append((index, end, output))
                 continue
             }
-            let (done, again) = try await finish(end, now: now, connection, logger)
+            let (done, again, skipped) = try await finish(end, now: now, connection, logger)
             result.recorded[index] = done
             result.again = result.again || again
+            result.skipped += skipped
         }
         if !successes.isEmpty {
             let (done, freed) = try await finish(succeeded: successes.map { ($0.end, $0.output) }, now: now, connection, logger)
@@ -316,8 +319,10 @@ extension PostgresQueueStore {
     }
 
     /// Records one attempt's end other than a success, if the attempt still holds its job;
-    /// returns whether it did, and whether its job became available again.
-    static func finish(_ end: AttemptEnd, now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> (Bool, Bool) {
+    /// returns whether it did, whether its job became available again, and the jobs it skipped.
+    static func finish(
+        _ end: AttemptEnd, now: Int64, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (Bool, Bool, [StoreEnd]) {
         let id = end.id.rawValue
         let attempt = end.attempt
         let owner = end.owner
@@ -327,32 +332,34 @@ extension PostgresQueueStore {
         switch end.outcome {
         case .succeeded(let output):
             let (done, freed) = try await finish(succeeded: [(end, output)], now: now, connection, logger)
-            return (done.contains(0), !freed.isEmpty)
+            return (done.contains(0), !freed.isEmpty, [])
         case .failed(let code, let message, let retryAt?):
             let done = try await update(
                 "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.available), run_at = \(retryAt), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id")
-            return (done, done)
+            return (done, done, [])
         case .failed(let code, let message, nil):
             guard try await update(
                 "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.failed), ended_at = \(now), owner = NULL, lease_until = NULL, error_code = \(code), error = \(message) WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id"
-            ) else { return (false, false) }
-            try await skipDependents(of: id, now: now, connection, logger)
+            ) else { return (false, false, []) }
+            return (true, false, try await skipDependents(of: id, now: now, connection, logger))
         case .cancelled:
             guard try await update(
                 "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.cancelled), ended_at = \(now), owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id"
-            ) else { return (false, false) }
-            try await skipDependents(of: id, now: now, connection, logger)
+            ) else { return (false, false, []) }
+            return (true, false, try await skipDependents(of: id, now: now, connection, logger))
         case .released:
             let done = try await update(
                 "UPDATE sequencer.jobs SET state = \(unescaped: SQLState.available), attempt = attempt - 1, run_at = \(now), owner = NULL, lease_until = NULL WHERE id = \(id) AND state = \(unescaped: SQLState.running) AND attempt = \(attempt) AND owner = \(owner) RETURNING id")
-            return (done, done)
+            return (done, done, [])
         }
-        return (true, false)
     }
 
     /// Skips every job that needs `job`, directly or not, level by level: they can never start.
-    static func skipDependents(of job: Int64, now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    /// Returns them.
+    @discardableResult
+    static func skipDependents(of job: Int64, now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> [StoreEnd] {
         var frontier = [job]
+        var skipped: [StoreEnd] = []
         while !frontier.isEmpty {
             let rows = try await connection.rows(
                 """
@@ -360,9 +367,12 @@ extension PostgresQueueStore {
                 UPDATE sequencer.jobs AS j SET state = \(unescaped: SQLState.skipped), ended_at = \(now), cause = gone.need, error_code = 'needFailed',
                     error = \(unescaped: StoreText.needFailedSQL("gone.need"))
                 FROM gone WHERE j.id = gone.job AND \(unescaped: "j." + SQLState.isPending)
-                RETURNING j.id
+                RETURNING j.id, j.kind, j.lane
                 """, logger)
-            frontier = try rows.map { try $0.decode(Int64.self) }
+            let ended = try rows.map { try $0.decode((Int64, String, String?).self) }
+            skipped += ended.map { StoreEnd(id: DurableJobID($0.0), kind: $0.1, lane: $0.2, reason: .skipped) }
+            frontier = ended.map(\.0)
         }
+        return skipped
     }
 }

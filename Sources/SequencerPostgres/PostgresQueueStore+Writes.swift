@@ -52,8 +52,8 @@ extension PostgresQueueStore {
 
     public func finishAndClaim(
         _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
-    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
-        guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return ([], []) }
+    ) async throws -> StoreTurn {
+        guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return StoreTurn() }
         // Dependents that the claim takes need wake no one: only those it leaves are notified.
         return try await transaction("recording ends and claiming") { connection, logger in
             let recorded = try await Self.record(ends, now: now, connection, logger)
@@ -63,7 +63,7 @@ extension PostgresQueueStore {
                     kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, connection, logger)
             }
             if recorded.mustNotify(claimed: claimed) { try await Self.notify(connection, logger) }
-            return (recorded.recorded, claimed)
+            return StoreTurn(recorded: recorded.recorded, claimed: claimed, skipped: recorded.skipped)
         }
     }
 
@@ -88,7 +88,7 @@ extension PostgresQueueStore {
 
     /// One UPDATE takes back every expired lease; its WHERE is checked again on each row it
     /// changes, so a lease renewed by a heartbeat that committed meanwhile is left alone.
-    public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
+    public func takeBack(now: Int64, poisonLimit: Int) async throws -> [StoreEnd] {
         try await transaction("taking back expired leases") { connection, logger in
             // A job claimed ahead waited in its worker for a slot: no crash of its own.
             let poisoned = "NOT ahead AND crashes + 1 >= $2"
@@ -108,19 +108,22 @@ extension PostgresQueueStore {
                                 ELSE 'its worker ' || coalesce(owner, '?') || ' ended or lost its lease during attempt ' || attempt END,
                             lost_ahead = lost_ahead OR ahead, ahead = false
                         WHERE state = \(SQLState.running) AND lease_until < $1
-                        RETURNING id, state
+                        RETURNING id, state, kind, lane
                         """, binds: Self.binds(now, Int64(poisonLimit))), logger)
             var available = false
+            var taken: [StoreEnd] = []
+            var skipped: [StoreEnd] = []
             for row in rows {
-                let (id, state) = try row.decode((Int64, Int).self)
+                let (id, state, kind, lane) = try row.decode((Int64, Int, String, String?).self)
+                taken.append(StoreEnd(id: DurableJobID(id), kind: kind, lane: lane, reason: .leaseExpired))
                 if state == DurableJobState.failed.rawValue {
-                    try await Self.skipDependents(of: id, now: now, connection, logger)
+                    skipped += try await Self.skipDependents(of: id, now: now, connection, logger)
                 } else {
                     available = true
                 }
             }
             if available { try await Self.notify(connection, logger) }
-            return rows.count
+            return taken + skipped
         }
     }
 

@@ -14,8 +14,10 @@ public enum QueueMetricNames {
     public static let enqueued = "sequencer_queue_jobs_enqueued_total"
     /// Counter: attempts ended, by `status`: `succeeded`, `failed` (for good), `retried` (failed,
     /// to run again), `cancelled`, `released` (its worker stopped; it runs again, uncounted),
-    /// `fenced` (the end came from an attempt that no longer held the job: refused), or
-    /// `lease_expired` (taken back from a worker that ended or lost touch).
+    /// `fenced` (the end came from an attempt that no longer held the job: refused),
+    /// `lease_expired` (taken back from a worker that ended or lost touch), or `skipped` (a job
+    /// it needs did not succeed; it never runs). Skips that a cancel through
+    /// ``DurableQueue/cancel(_:)`` caused, or that a run's cancel caused, are not counted.
     public static let ended = "sequencer_queue_jobs_ended_total"
     /// Timer: from when a job could run (its run time, its last need's end, or when its lease
     /// was taken back) to the start of its body.
@@ -68,6 +70,12 @@ final class QueueMetrics: Sendable {
         if let ranNanoseconds {
             timer(Key(name: QueueMetricNames.ran, kind: kind, lane: lane ?? "", status: status)).recordNanoseconds(max(0, ranNanoseconds))
         }
+    }
+
+    /// Jobs the store skipped, or took back from a worker whose lease ran out, in a call of
+    /// this process.
+    func storeEnded(_ ends: [StoreEnd]) {
+        for end in ends { ended(kind: end.kind, lane: end.lane, status: end.reason.rawValue, ranNanoseconds: nil) }
     }
 
     func waited(kind: String, lane: String?, milliseconds: Int64) {

@@ -23,6 +23,45 @@ public struct WorkerBeat: Sendable, Hashable, Codable {
     }
 }
 
+/// What a worker's turn did (``QueueStore/finishAndClaim(_:kinds:limit:slots:owner:now:leaseUntil:)``).
+public struct StoreTurn: Sendable, Hashable {
+    /// Whether each end was recorded, in order (false: fenced, the attempt no longer held the job).
+    public var recorded: [Bool]
+    /// The jobs claimed.
+    public var claimed: [ClaimedJob]
+    /// The jobs the ends skipped: they needed a job that failed or was cancelled.
+    public var skipped: [StoreEnd]
+
+    public init(recorded: [Bool] = [], claimed: [ClaimedJob] = [], skipped: [StoreEnd] = []) {
+        self.recorded = recorded
+        self.claimed = claimed
+        self.skipped = skipped
+    }
+}
+
+/// A job that a store ended, or took back, on its own in a call: what the metrics count as
+/// `skipped` and `lease_expired` (``QueueMetricNames/ended``), in the process that made the call.
+public struct StoreEnd: Sendable, Hashable {
+    public enum Reason: String, Sendable, Hashable {
+        /// A job it needs failed, was cancelled or was skipped: it never runs.
+        case skipped
+        /// Its worker's lease ran out while it ran: taken back, to run again (or failed as poison).
+        case leaseExpired = "lease_expired"
+    }
+
+    public var id: DurableJobID
+    public var kind: String
+    public var lane: String?
+    public var reason: Reason
+
+    public init(id: DurableJobID, kind: String, lane: String?, reason: Reason) {
+        self.id = id
+        self.kind = kind
+        self.lane = lane
+        self.reason = reason
+    }
+}
+
 /// What a queue's gauges show, read from the database in one transaction: the same for every
 /// process that reads it, and right however many processes enqueue and work.
 public struct QueueGauges: Sendable, Hashable {

@@ -46,7 +46,7 @@ public protocol QueueStore: Sendable {
     /// ``claim(kinds:limit:slots:owner:now:leaseUntil:)``), in one transaction.
     func finishAndClaim(
         _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
-    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob])
+    ) async throws -> StoreTurn
 
     /// Renews until `leaseUntil` the leases of those of `jobs` (what the owner believes it runs)
     /// that `owner` still runs, and no other: a job claimed by a transaction whose answer never
@@ -57,8 +57,9 @@ public protocol QueueStore: Sendable {
     /// Takes back the running jobs whose lease expired before `now` (their worker ended, or lost
     /// touch): each becomes available again, or fails once its workers ended `poisonLimit` times
     /// while running it (a job claimed ahead is not counted: see
-    /// ``claim(kinds:limit:slots:owner:now:leaseUntil:)``). Returns how many it took back.
-    func reap(now: Int64, poisonLimit: Int) async throws -> Int
+    /// ``claim(kinds:limit:slots:owner:now:leaseUntil:)``). Returns the jobs it took back
+    /// (``StoreEnd/Reason/leaseExpired``), then those it skipped because a job failed as poison.
+    func takeBack(now: Int64, poisonLimit: Int) async throws -> [StoreEnd]
 
     /// Cancels a job: a pending one ends at once and its dependents are skipped; a running one is
     /// marked, and its worker cancels it (see ``heartbeat(owner:jobs:leaseUntil:now:)``).
@@ -315,8 +316,14 @@ extension QueueStore {
     /// A turn whose claimed jobs all start at once: none is claimed ahead.
     public func finishAndClaim(
         _ ends: [AttemptEnd], kinds: [String], limit: Int, owner: String, now: Int64, leaseUntil: Int64
-    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
+    ) async throws -> StoreTurn {
         try await finishAndClaim(ends, kinds: kinds, limit: limit, slots: limit, owner: owner, now: now, leaseUntil: leaseUntil)
+    }
+
+    /// Takes back the running jobs whose lease expired (see ``takeBack(now:poisonLimit:)``);
+    /// returns how many.
+    public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
+        try await takeBack(now: now, poisonLimit: poisonLimit).filter { $0.reason == .leaseExpired }.count
     }
 
     /// None: workers find other processes' jobs by polling.
@@ -325,12 +332,13 @@ extension QueueStore {
     /// None: workers hear of cancels at their next heartbeat.
     public func cancelNotices() -> AsyncStream<Void>? { nil }
 
-    /// The ends, then the claim, in two transactions: for a store that cannot do both in one.
+    /// The ends, then the claim, in two transactions: for a store that cannot do both in one
+    /// (and cannot say what the ends skipped).
     public func finishAndClaim(
         _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
-    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
+    ) async throws -> StoreTurn {
         let recorded = try await finish(ends, now: now)
         let claimed = try await claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil)
-        return (recorded, claimed)
+        return StoreTurn(recorded: recorded, claimed: claimed)
     }
 }

@@ -188,7 +188,12 @@ extension QueueWorker {
         let done: [Bool]
         do {
             let now = clock.now()
-            done = try await bounded("recording ends") { try await $0.finish(ends, now: now) }
+            // A turn that claims nothing: it says what the ends skipped, as `finish` does not.
+            let turn = try await bounded("recording ends") {
+                try await $0.finishAndClaim(ends, kinds: [], limit: 0, slots: 0, owner: "", now: now, leaseUntil: now)
+            }
+            done = turn.recorded
+            queue.metrics.storeEnded(turn.skipped)
         } catch {
             state.withLock { $0.ends = ends + $0.ends }
             throw error

@@ -188,9 +188,9 @@ final class QueueWorker: Sendable {
             if turns.lastReap.map({ now - $0 >= reapEvery }) ?? true {
                 turns.lastReap = now
                 let (poisonLimit, at) = (options.poisonLimit, now)
-                if try await bounded("taking back expired leases", { try await $0.reap(now: at, poisonLimit: poisonLimit) }) > 0 {
-                    queue.doorbell.ring()
-                }
+                let taken = try await bounded("taking back expired leases") { try await $0.takeBack(now: at, poisonLimit: poisonLimit) }
+                queue.metrics.storeEnded(taken)
+                if taken.contains(where: { $0.reason == .leaseExpired }) { queue.doorbell.ring() }
             }
             if turns.lastPrune.map({ now - $0 >= pruneEvery }) ?? true {
                 turns.lastPrune = now
@@ -218,12 +218,14 @@ final class QueueWorker: Sendable {
                 let (owner, at, leaseUntil) = (owner, now, now + QueueClock.milliseconds(options.lease))
                 state.withLock { $0.turnSince = at }
                 defer { state.withLock { $0.turnSince = nil } }
-                (done, claimed) = try await bounded("recording ends and claiming") { store in
+                let turn = try await bounded("recording ends and claiming") { store in
                     try await store.finishAndClaim(
                         ends, kinds: free > 0 ? kinds : [], limit: max(0, free), slots: startable, owner: owner, now: at,
                         leaseUntil: leaseUntil
                     )
                 }
+                (done, claimed) = (turn.recorded, turn.claimed)
+                queue.metrics.storeEnded(turn.skipped)
             } catch {
                 state.withLock { $0.ends = ends + $0.ends }
                 throw error

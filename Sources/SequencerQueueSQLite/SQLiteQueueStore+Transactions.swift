@@ -172,6 +172,13 @@ extension SQLiteQueueStore {
 
     /// Records one attempt's end, if the attempt still holds its job.
     static func finish(_ end: AttemptEnd, now: Int64, _ db: Database) throws -> Bool {
+        var skipped: [StoreEnd] = []
+        return try finish(end, now: now, db, skipped: &skipped)
+    }
+
+    /// Records one attempt's end, if the attempt still holds its job; adds the jobs it skipped
+    /// to `skipped`.
+    static func finish(_ end: AttemptEnd, now: Int64, _ db: Database, skipped: inout [StoreEnd]) throws -> Bool {
         let holder = "WHERE id = ? AND state = \(SQLState.running) AND attempt = ? AND owner = ?"
         let fence: StatementArguments = [end.id.rawValue, end.attempt, end.owner]
         switch end.outcome {
@@ -202,13 +209,13 @@ extension SQLiteQueueStore {
                 sql: "UPDATE jobs SET state = \(SQLState.failed), ended_at = ?, owner = NULL, lease_until = NULL, error_code = ?, error = ? \(holder)",
                 arguments: [now, code, message] + fence)
             guard db.changesCount == 1 else { return false }
-            try skipDependents(of: end.id.rawValue, now: now, db)
+            skipped += try skipDependents(of: end.id.rawValue, now: now, db)
         case .cancelled:
             try db.executeCached(
                 sql: "UPDATE jobs SET state = \(SQLState.cancelled), ended_at = ?, owner = NULL, lease_until = NULL, error_code = 'cancelled', error = 'cancelled while it ran' \(holder)",
                 arguments: [now] + fence)
             guard db.changesCount == 1 else { return false }
-            try skipDependents(of: end.id.rawValue, now: now, db)
+            skipped += try skipDependents(of: end.id.rawValue, now: now, db)
         case .released:
             try db.executeCached(
                 sql: "UPDATE jobs SET state = \(SQLState.available), attempt = attempt - 1, run_at = ?, owner = NULL, lease_until = NULL \(holder)",
@@ -218,22 +225,28 @@ extension SQLiteQueueStore {
         return true
     }
 
-    /// Skips every job that needs `job`, directly or not: they can never start.
-    static func skipDependents(of job: Int64, now: Int64, _ db: Database) throws {
+    /// Skips every job that needs `job`, directly or not: they can never start. Returns them.
+    @discardableResult
+    static func skipDependents(of job: Int64, now: Int64, _ db: Database) throws -> [StoreEnd] {
+        var skipped: [StoreEnd] = []
         var frontier = [job]
         while let need = frontier.popLast() {
             let dependents = try Int64.fetchAll(cached: db, sql: "SELECT job FROM needs WHERE need = ?", arguments: [need])
             try db.executeCached(sql: "DELETE FROM needs WHERE need = ?", arguments: [need])
             for dependent in dependents {
-                try db.executeCached(
-                    sql: """
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: """
                         UPDATE jobs SET state = \(SQLState.skipped), ended_at = ?, cause = ?, error_code = 'needFailed',
-                        error = ? WHERE id = ? AND \(SQLState.isPending)
-                        """,
+                        error = ? WHERE id = ? AND \(SQLState.isPending) RETURNING kind, lane
+                        """),
                     arguments: [now, need, StoreText.needFailed(need), dependent])
-                if db.changesCount == 1 { frontier.append(dependent) }
+                if let row {
+                    skipped.append(StoreEnd(id: DurableJobID(dependent), kind: row[0], lane: row[1], reason: .skipped))
+                    frontier.append(dependent)
+                }
             }
         }
+        return skipped
     }
 }
 

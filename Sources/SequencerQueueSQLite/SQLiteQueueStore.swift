@@ -74,12 +74,14 @@ public final class SQLiteQueueStore: QueueStore {
 
     public func finishAndClaim(
         _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
-    ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
-        guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return ([], []) }
+    ) async throws -> StoreTurn {
+        guard !ends.isEmpty || (limit > 0 && !kinds.isEmpty) else { return StoreTurn() }
         return try await write { db in
-            let recorded = try ends.map { try Self.finish($0, now: now, db) }
-            guard limit > 0, !kinds.isEmpty else { return (recorded, []) }
-            return (recorded, try Self.claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, db))
+            var turn = StoreTurn()
+            turn.recorded = try ends.map { try Self.finish($0, now: now, db, skipped: &turn.skipped) }
+            guard limit > 0, !kinds.isEmpty else { return turn }
+            turn.claimed = try Self.claim(kinds: kinds, limit: limit, slots: slots, owner: owner, now: now, leaseUntil: leaseUntil, db)
+            return turn
         }
     }
 
@@ -96,11 +98,15 @@ public final class SQLiteQueueStore: QueueStore {
         }
     }
 
-    public func reap(now: Int64, poisonLimit: Int) async throws -> Int {
+    public func takeBack(now: Int64, poisonLimit: Int) async throws -> [StoreEnd] {
         try await write { db in
             let expired = try Row.fetchAll(
-                db, sql: "SELECT id, crashes, owner, attempt, ahead FROM jobs WHERE state = \(SQLState.running) AND lease_until < ?", arguments: [now])
+                db, sql: "SELECT id, crashes, owner, attempt, ahead, kind, lane FROM jobs WHERE state = \(SQLState.running) AND lease_until < ?",
+                arguments: [now])
+            var taken: [StoreEnd] = []
+            var skipped: [StoreEnd] = []
             for row in expired {
+                taken.append(StoreEnd(id: DurableJobID(row[0] as Int64), kind: row[5], lane: row[6], reason: .leaseExpired))
                 let id: Int64 = row[0]
                 let owner: String = row[2] ?? "?"
                 let attempt: Int = row[3]
@@ -115,7 +121,7 @@ public final class SQLiteQueueStore: QueueStore {
                             error_code = 'crashed', error = ? WHERE id = ?
                             """,
                         arguments: [crashes, now, message, id])
-                    try Self.skipDependents(of: id, now: now, db)
+                    skipped += try Self.skipDependents(of: id, now: now, db)
                 } else {
                     let message = ahead
                         ? "its worker \(owner) ended or lost its lease while it waited there for a slot (attempt \(attempt))"
@@ -128,7 +134,7 @@ public final class SQLiteQueueStore: QueueStore {
                         arguments: [crashes, now, message, id])
                 }
             }
-            return expired.count
+            return taken + skipped
         }
     }
 

@@ -96,4 +96,37 @@ import Testing
             #expect(try await store.readGauges(reader: "r", now: 20_001, holdUntil: 21_000)?.workersAlive == 1)
         }
     }
+
+    /// What the metrics count as `skipped` and `lease_expired` comes from the store's calls:
+    /// the process whose call ended the jobs counts them, once.
+    @Test(arguments: StoreKind.testable)
+    func aTurnSaysWhatItsEndsSkippedAndATakeBackWhatItTookBack(_ kind: StoreKind) async throws {
+        try await kind.withSteps { steps in
+            let store = steps.store
+            try await store.setLane("net", width: 2)
+            let a = try await steps.enqueue(Steps.job())
+            let b = try await steps.enqueue(Steps.job(needs: [a], lane: "net"))
+            let c = try await steps.enqueue(Steps.job("other", needs: [b]))
+            let held = try await steps.claim()
+            #expect(held.map(\.id) == [a])
+            let turn = try await store.finishAndClaim(
+                [AttemptEnd(id: a, attempt: 1, owner: "w1", outcome: .failed(code: "failed", message: "boom", retryAt: nil))],
+                kinds: ["k"], limit: 5, owner: "w1", now: 10, leaseUntil: 1_000)
+            #expect(turn.recorded == [true] && turn.claimed.isEmpty)
+            #expect(turn.skipped.sorted { $0.id.rawValue < $1.id.rawValue } == [
+                StoreEnd(id: b, kind: "k", lane: "net", reason: .skipped),
+                StoreEnd(id: c, kind: "other", lane: nil, reason: .skipped),
+            ])
+
+            let d = try await steps.enqueue(Steps.job(at: 20), at: 20)
+            let e = try await steps.enqueue(Steps.job(needs: [d], at: 20), at: 20)
+            let f = try await steps.enqueue(Steps.job("other", at: 20), at: 20)
+            #expect(try await steps.claim(kinds: ["k", "other"], at: 30, lease: 1_000).map(\.id) == [d, f])
+            #expect(try await store.takeBack(now: 500, poisonLimit: 1).isEmpty, "the leases hold")
+            let taken = try await store.takeBack(now: 1_031, poisonLimit: 1)
+            #expect(taken.filter { $0.reason == .leaseExpired }.map(\.id).sorted { $0.rawValue < $1.rawValue } == [d, f])
+            #expect(taken.filter { $0.reason == .skipped } == [StoreEnd(id: e, kind: "k", lane: nil, reason: .skipped)],
+                    "d and f failed as poison at their first crash (limit 1): e, which needs d, is skipped")
+        }
+    }
 }

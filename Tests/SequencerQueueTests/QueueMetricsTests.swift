@@ -60,8 +60,11 @@ struct QueueMetricsTests {
             #expect(Self.ran(metrics, "upload", lane: "net", "succeeded") == [2_000_000_000], "its run time on the queue's clock")
 
             let broken = try await queue.enqueue("broken", 1)
+            let after = try await queue.enqueue("upload", 2, needs: [broken])
             await #expect(throws: DurableJobError.self) { try await queue.result(of: broken, as: Int.self) }
+            await #expect(throws: DurableJobError.self) { try await queue.result(of: after, as: Int.self) }
             #expect(await eventually { Self.ended(metrics, "broken", "failed") == 1 })
+            #expect(await eventually { Self.ended(metrics, "upload", "skipped") == 1 }, "skipped in the failure's transaction")
             #expect(Self.ran(metrics, "broken", "failed").count == 1, "a failure's run time is recorded too")
 
             let flaky = try await queue.enqueue("flaky", 1, retry: .exponential(attempts: 2, initial: .seconds(1), jitter: 0))
@@ -73,9 +76,30 @@ struct QueueMetricsTests {
         }
         #expect(metrics.counterTotal(label: QueueMetricNames.enqueued, dimensions: [("kind", "upload"), ("lane", "net")]) == 1)
         #expect(metrics.counterTotal(label: QueueMetricNames.enqueued, dimensions: [("kind", "flaky"), ("lane", "")]) == 1)
-        #expect(metrics.counterTotal(label: QueueMetricNames.ended) == 4, "four attempts, each counted once")
+        #expect(metrics.counterTotal(label: QueueMetricNames.ended) == 5, "four attempts and a skip, each counted once")
         #expect(try metrics.expectTimer(QueueMetricNames.waited, [("kind", "flaky"), ("lane", "")]).values == [0, 0],
                 "each attempt started as soon as it could: at once, then at its retry time")
+    }
+
+    /// A job whose worker died is taken back once its lease runs out: counted where it is taken back.
+    @Test func aLeaseThatRanOutIsCountedByTheWorkerThatTookTheJobBack() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock()
+        let metrics = TestMetrics()
+        let queue = try await DurableQueue(
+            store: .sqlite(path: directory.file("q.sqlite")),
+            options: .init(lease: .seconds(30), heartbeat: .seconds(10), clock: clock, metrics: metrics))
+        queue.register("job") { (input: Int, _: JobContext) -> Int in input }
+        let id = try await queue.enqueue("job", 4)
+        let now = queue.clock.now()
+        #expect(try await queue.store.claim(kinds: ["job"], limit: 1, owner: "dead", now: now, leaseUntil: now + 30_000).map(\.id) == [id])
+        try await DurableQueueTests.working(queue) { () async throws in
+            clock.advance(by: .seconds(31))
+            #expect(try await queue.result(of: id, as: Int.self) == 4)
+        }
+        #expect(Self.ended(metrics, "job", "lease_expired") == 1)
+        #expect(Self.ended(metrics, "job", "succeeded") == 1)
+        #expect(Self.ran(metrics, "job", "lease_expired").isEmpty, "it did not run here")
     }
 
     /// A job claimed ahead waits in the worker for a slot: its wait runs until its body starts.

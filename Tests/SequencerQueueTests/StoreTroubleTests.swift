@@ -33,7 +33,7 @@ struct StoreTroubleTests {
 
         func finishAndClaim(
             _ ends: [AttemptEnd], kinds: [String], limit: Int, slots: Int, owner: String, now: Int64, leaseUntil: Int64
-        ) async throws -> (recorded: [Bool], claimed: [ClaimedJob]) {
+        ) async throws -> StoreTurn {
             let fail = failures.withLock { left in
                 defer { left -= 1 }
                 return left > 0
@@ -60,7 +60,7 @@ struct StoreTroubleTests {
             if let hold { await hold.answer.wait() }
             return stop
         }
-        func reap(now: Int64, poisonLimit: Int) async throws -> Int { try await store.reap(now: now, poisonLimit: poisonLimit) }
+        func takeBack(now: Int64, poisonLimit: Int) async throws -> [StoreEnd] { try await store.takeBack(now: now, poisonLimit: poisonLimit) }
         func cancel(_ id: DurableJobID, now: Int64) async throws -> DurableJobState? { try await store.cancel(id, now: now) }
         func setLane(_ name: String, width: Int) async throws { try await store.setLane(name, width: width) }
         func job(_ id: DurableJobID) async throws -> DurableJob? { try await store.job(id) }

@@ -48,7 +48,7 @@ import Testing
             let claimed = try await steps.claim(kinds: ["copy"])
             #expect(claimed == [ClaimedJob(
                 id: id, kind: "copy", input: input, attempt: 1, priority: .userInteractive, lane: "disk", timeout: .milliseconds(1_500),
-                retry: retry)])
+                retry: retry, availableSince: 0)])
             let plain = try await steps.enqueue(Steps.job())
             #expect(try await steps.claim().map { [$0.id == plain, $0.timeout == nil, $0.retry == .none, $0.lane == nil] } == [[true, true, true, true]])
         }
