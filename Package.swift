@@ -39,6 +39,7 @@ let package = Package(
         .executable(name: "notification-example", targets: ["NotificationExample"]),
         .executable(name: "sync-queue-example", targets: ["SyncQueueExample"]),
         .executable(name: "offline-commands-example", targets: ["OfflineCommandsExample"]),
+        .executable(name: "queue-server-example", targets: ["QueueServerExample"]),
         // The durable queue's crash and fault tests start these; built with the tests.
         .executable(name: "queue-crash-worker", targets: ["QueueCrashWorker"]),
         .executable(name: "queue-peer", targets: ["QueuePeer"]),
@@ -58,6 +59,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -92,7 +94,10 @@ let package = Package(
         ),
         .target(
             name: "SequencerQueue",
-            dependencies: ["Sequencer", "SequencerHistory", .product(name: "CoreMetrics", package: "swift-metrics")],
+            dependencies: [
+                "Sequencer", "SequencerHistory", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         // The durable queue's embedded driver: an SQLite file (GRDB). It brings the queue's
@@ -234,6 +239,19 @@ let package = Package(
             path: "Examples/OfflineCommands",
             swiftSettings: strict
         ),
+        // A Hummingbird server enqueueing to PostgreSQL, with a QueueWorker in its ServiceGroup.
+        .executableTarget(
+            name: "QueueServerExample",
+            dependencies: [
+                "SequencerQueue", "SequencerPostgres", "Sequencer", "SequencerMetrics",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/QueueServer",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "QueuePeer",
             dependencies: [
@@ -289,6 +307,8 @@ let package = Package(
             dependencies: [
                 "SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict

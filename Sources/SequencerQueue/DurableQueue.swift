@@ -1,6 +1,7 @@
 public import CoreMetrics
 public import Foundation
 public import Sequencer
+import ServiceLifecycle
 
 /// A queue of jobs that outlives its process: jobs are kept in a store (an SQLite file, or a
 /// PostgreSQL database with `SequencerPostgres`), run by any process that registered their
@@ -32,7 +33,7 @@ public final class DurableQueue: Sendable {
     /// waiting in ``result(of:as:)``.
     let doorbell = Doorbell()
     /// The workers running in this process (``work(maxConcurrency:)``), by number.
-    let workers = Locked<[Int: QueueWorker]>([:])
+    let workers = Locked<[Int: WorkLoop]>([:])
 
     /// How a queue's workers hold, renew and give up their jobs, and how long ended jobs are kept.
     public struct Options: Sendable {
@@ -302,13 +303,24 @@ extension DurableQueue {
     /// Several `work` calls, in one process or many, may work the same store.
     /// - Throws: ``QueueError`` when the store fails (its running jobs are released first).
     public func work(maxConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount) async throws {
-        let worker = QueueWorker(queue: self, maxConcurrency: maxConcurrency)
+        try await work(maxConcurrency: maxConcurrency, drainingOnShutdownWithin: nil)
+    }
+
+    /// Works as ``work(maxConcurrency:)``; with `grace`, a graceful shutdown of the service
+    /// group it runs in (swift-service-lifecycle) drains it: see ``QueueWorker``.
+    func work(maxConcurrency: Int, drainingOnShutdownWithin grace: Duration?) async throws {
+        let worker = WorkLoop(queue: self, maxConcurrency: maxConcurrency)
         let number = workers.withLock { workers in
             let number = (workers.keys.max() ?? 0) + 1
             workers[number] = worker
             return number
         }
         defer { _ = workers.withLock { $0.removeValue(forKey: number) } }
-        try await worker.run()
+        guard let grace else { return try await worker.run() }
+        try await withGracefulShutdownHandler {
+            try await worker.run()
+        } onGracefulShutdown: {
+            worker.drain(within: grace)
+        }
     }
 }

@@ -5,11 +5,11 @@ extension JobContext {
     /// attempt's number (1 for the first, counting attempts whose worker died), for example to
     /// send as an idempotency key. Nil for a job that no durable queue runs.
     public var durableJob: (id: DurableJobID, attempt: Int)? {
-        QueueWorker.durableJob(named: id)
+        WorkLoop.durableJob(named: id)
     }
 }
 
-extension QueueWorker {
+extension WorkLoop {
     /// The name of a claimed attempt's job in the worker's local queue: "ID#ATTEMPT".
     static func localName(of job: ClaimedJob) -> JobID { JobID("\(job.id.rawValue)#\(job.attempt)") }
 

@@ -3,7 +3,7 @@ import Sequencer
 
 /// What a worker tells those who operate the queue: its beat in the store (the workers alive),
 /// and the gauges, when this process holds their reading.
-extension QueueWorker {
+extension WorkLoop {
     /// This worker's beat, to record: alive until a lease from `now`.
     func workerBeat(now: Int64) -> WorkerBeat {
         WorkerBeat(

@@ -3,7 +3,7 @@ import Sequencer
 
 /// Claimed jobs in the local queue, and their ends: gathered for the worker's next turn, which
 /// records them in one transaction.
-extension QueueWorker {
+extension WorkLoop {
     /// Runs claimed jobs in the local queue.
     func start(_ claimed: [ClaimedJob]) {
         let kinds = queue.kinds.withLock { $0 }

@@ -3,7 +3,7 @@ import Sequencer
 
 /// The worker's leases: renewed every heartbeat, and given up, with the jobs they hold, when
 /// they can no longer be renewed in time; a cancel heard from the store stops a running job.
-extension QueueWorker {
+extension WorkLoop {
     /// Renews this worker's leases every heartbeat (or at once when `now` rings: a cancel was
     /// heard), and stops the jobs it should no longer run.
     ///
