@@ -17,6 +17,8 @@ import Prometheus
 ///     queue-peer enqueue-dag URL N
 ///     queue-peer produce URL RATE SECONDS
 ///     queue-peer worker URL
+///     queue-peer produce-pairs URL RATE SECONDS
+///     queue-peer pair-latencies URL
 ///
 /// URL is a PostgreSQL URL (`postgres://`), or an SQLite file's path. A worker claims ahead
 /// ``DurableQueue/Options/claimAhead`` jobs at least: `QUEUE_PEER_CLAIM_AHEAD=N` in the
@@ -48,8 +50,17 @@ enum QueuePeer {
                 try await produce(url: arguments[1], rate: rate, seconds: seconds)
             case ("worker", 2):
                 try await work(url: arguments[1])
+            case ("produce-pairs", 4):
+                guard let rate = Double(arguments[2]), let seconds = Double(arguments[3]), rate > 0 else {
+                    throw PeerError("RATE and SECONDS must be numbers")
+                }
+                try await producePairs(url: arguments[1], rate: rate, seconds: seconds)
+            case ("pair-latencies", 2):
+                try await pairLatencies(url: arguments[1])
             default:
-                throw PeerError("usage: queue-peer install URL | pending-sql | enqueue URL N | enqueue-dag URL N | produce URL RATE SECONDS | worker URL")
+                throw PeerError(
+                    "usage: queue-peer install URL | pending-sql | enqueue URL N | enqueue-dag URL N | produce URL RATE SECONDS | worker URL"
+                        + " | produce-pairs URL RATE SECONDS | pair-latencies URL")
             }
             return 0
         } catch {
@@ -127,6 +138,7 @@ enum QueuePeer {
         let queue = try await DurableQueue(store: location(url), options: options)
         let latencies = Locked<[Double]>([])
         queue.register("noop") { (_: Int, _: JobContext) in 0 }
+        registerPairs(queue)
         queue.register("stamp") { (enqueued: Double, _: JobContext) -> Int in
             let now = Date().timeIntervalSince1970
             latencies.withLock { $0.append(now - enqueued) }
