@@ -207,6 +207,7 @@ let package = Package(
         .target(
             name: "SequencerMetrics",
             dependencies: [
+                "Sequencer",
                 .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -302,6 +303,14 @@ let package = Package(
             name: "SequencerCacheTests",
             dependencies: ["SequencerCache", "SequencerCacheHTTP", "SequencerPostgres", "SequencerServe", "SequencerTestHelpers", "PostgresTestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "SequencerMetricsTests",
+            dependencies: [
+                "SequencerMetrics", "Sequencer", "SequencerTestHelpers",
+                .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SequencerQueueTests",
             dependencies: [

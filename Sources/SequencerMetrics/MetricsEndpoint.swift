@@ -1,5 +1,6 @@
 import CoreMetrics
 import NIOCore
+import Sequencer
 import NIOHTTP1
 import NIOPosix
 public import Prometheus
@@ -15,13 +16,16 @@ public final class MetricsEndpoint: Sendable {
     /// What it serves.
     public let registry: PrometheusCollectorRegistry
     private let channel: any Channel
+    /// The connections open now, closed with the endpoint.
+    private let connections: Connections
 
     /// The port it listens on (the one the system chose, for port 0).
     public var port: Int { channel.localAddress?.port ?? 0 }
 
-    private init(registry: PrometheusCollectorRegistry, channel: any Channel) {
+    private init(registry: PrometheusCollectorRegistry, channel: any Channel, connections: Connections) {
         self.registry = registry
         self.channel = channel
+        self.connections = connections
     }
 
     /// Listens on `host` and `port` (0: any free port).
@@ -29,22 +33,44 @@ public final class MetricsEndpoint: Sendable {
     public static func start(
         host: String, port: Int, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
     ) async throws -> MetricsEndpoint {
+        let connections = Connections()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.add(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(ScrapeHandler(registry: registry))
                 }
             }
             .bind(host: host, port: port).get()
-        return MetricsEndpoint(registry: registry, channel: channel)
+        return MetricsEndpoint(registry: registry, channel: channel, connections: connections)
     }
 
-    /// Stops listening.
+    /// Stops listening, and closes the connections open.
     public func close() async {
         try? await channel.close()
+        for connection in connections.closeAll() { try? await connection.close() }
+    }
+}
+
+/// The endpoint's open connections: each added as it is accepted, removed as it closes.
+final class Connections: Sendable {
+    private let open = Locked<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        open.withLock { $0[key] = channel }
+        channel.closeFuture.whenComplete { [open] _ in _ = open.withLock { $0.removeValue(forKey: key) } }
+    }
+
+    /// The connections open, forgotten.
+    func closeAll() -> [any Channel] {
+        open.withLock { open in
+            defer { open = [:] }
+            return Array(open.values)
+        }
     }
 }
 
