@@ -51,13 +51,14 @@ extension PostgresQueueStore {
         try await connection.rows(
             """
             INSERT INTO sequencer.jobs (id, kind, input, state, priority, lane, pending_needs, run_at, retry, timeout_ms,
-                                        enqueued_at, cause, error_code, error, ended_at)
+                                        enqueued_at, cause, error_code, error, ended_at, trace_context)
             OVERRIDING SYSTEM VALUE
             SELECT id, kind, decode(input, 'base64'), state, priority, lane, pending_needs, run_at, retry, timeout_ms,
-                   \(now), cause, error_code, error, ended_at
+                   \(now), cause, error_code, error, ended_at, trace_context
             FROM jsonb_to_recordset(\(document)::jsonb) AS r(
                 id BIGINT, kind TEXT, input TEXT, state INTEGER, priority INTEGER, lane TEXT, pending_needs INTEGER,
-                run_at BIGINT, retry TEXT, timeout_ms BIGINT, cause BIGINT, error_code TEXT, error TEXT, ended_at BIGINT)
+                run_at BIGINT, retry TEXT, timeout_ms BIGINT, cause BIGINT, error_code TEXT, error TEXT, ended_at BIGINT,
+                trace_context TEXT)
             """, logger)
         if !edges.needs.isEmpty {
             try await connection.rows(
@@ -84,6 +85,7 @@ extension PostgresQueueStore {
         var errorCode: String?
         var error: String?
         var endedAt: Int64?
+        var traceContext: String?
 
         init(_ job: NewDurableJob, id: Int64, state: DurableJobState, pending: Int, cause: Int64?, now: Int64) {
             self.id = id
@@ -100,6 +102,7 @@ extension PostgresQueueStore {
             errorCode = cause == nil ? nil : "needFailed"
             error = cause.map(StoreText.needFailed)
             endedAt = cause == nil ? nil : now
+            traceContext = job.traceContext
         }
     }
 

@@ -34,9 +34,10 @@ extension PostgresQueueStore {
             let inserted = try await connection.rows(
                 """
                 INSERT INTO sequencer.jobs (kind, input, state, priority, lane, key, pending_needs, run_at, retry, timeout_ms,
-                                            enqueued_at, cause, error_code, error, ended_at)
+                                            enqueued_at, cause, error_code, error, ended_at, trace_context)
                 VALUES (\(job.kind), \(job.input), \(state.rawValue), \(Int(job.priority.rawValue)), \(job.lane), \(job.key),
-                        \(live.count), \(job.runAt), \(retry), \(timeout), \(now), \(cause), \(errorCode), \(error), \(endedAt))
+                        \(live.count), \(job.runAt), \(retry), \(timeout), \(now), \(cause), \(errorCode), \(error), \(endedAt),
+                        \(job.traceContext))
                 ON CONFLICT (key) WHERE key IS NOT NULL AND \(unescaped: SQLState.isLive) DO NOTHING
                 RETURNING id
                 """, logger)
@@ -143,7 +144,7 @@ extension PostgresQueueStore {
     /// cancel asked of the job before (whose worker died, or retried) stays asked: the new
     /// attempt's first heartbeat stops it, as on SQLite.
     static let claiming = "state = \(SQLState.running), attempt = attempt + 1, owner = $1, lease_until = $2, started_at = $3"
-    static let claimedColumns = "id, kind, input, attempt, priority, lane, timeout_ms, retry, greatest(run_at, enqueued_at, available_since) AS could_run_since"
+    static let claimedColumns = "id, kind, input, attempt, priority, lane, timeout_ms, retry, greatest(run_at, enqueued_at, available_since) AS could_run_since, trace_context"
 
     /// The owner, the lease's end and the time (``claiming``), then `more`.
     static func claimBinds<Value: PostgresDynamicTypeEncodable>(owner: String, leaseUntil: Int64, now: Int64, _ more: Value...) -> PostgresBindings {
@@ -157,12 +158,13 @@ extension PostgresQueueStore {
 
     /// A row that begins with ``claimedColumns``.
     static func claimedJob(_ row: PostgresRow) throws -> ClaimedJob {
-        let (id, kind, input, attempt, priority, lane, timeout, retry, since) = try row.decode(
-            (Int64, String, Data, Int, Int, String?, Int64?, String?, Int64?).self)
+        let (id, kind, input, attempt, priority, lane, timeout, retry, since, trace) = try row.decode(
+            (Int64, String, Data, Int, Int, String?, Int64?, String?, Int64?, String?).self)
         return ClaimedJob(
             id: DurableJobID(id), kind: kind, input: input, attempt: attempt,
             priority: UInt8(exactly: priority).flatMap(Priority.init(rawValue:)) ?? .utility, lane: lane,
-            timeout: timeout.map { .milliseconds($0) }, retry: StoredRetry(stored: retry), availableSince: since)
+            timeout: timeout.map { .milliseconds($0) }, retry: StoredRetry(stored: retry), availableSince: since,
+            traceContext: trace)
     }
 
     /// The claim in one statement, when none of its first `limit` candidates would take a lane

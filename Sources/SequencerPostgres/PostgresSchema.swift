@@ -186,6 +186,8 @@ enum PostgresSchema {
     /// - `available_since`: when a waiting job's last need ended (the wait in the queue is
     ///   measured from then; `run_at` is left alone, so that no other process's clock decides
     ///   when it may be claimed);
+    /// - `trace_context`: the trace context of the job's enqueueing (W3C `traceparent`), which
+    ///   its attempts' spans continue;
     /// - `jobs_waiting`: the waiting jobs, which the gauges count (the other live states have
     ///   their indexes); a job enqueued with no needs never enters it.
     static let v7 = [
@@ -208,7 +210,7 @@ enum PostgresSchema {
         )
         """,
         "INSERT INTO sequencer.gauge_reader (reader, held_until) VALUES ('', 0)",
-        "ALTER TABLE sequencer.jobs ADD COLUMN available_since BIGINT",
+        "ALTER TABLE sequencer.jobs ADD COLUMN available_since BIGINT, ADD COLUMN trace_context TEXT",
         "CREATE INDEX jobs_waiting ON sequencer.jobs (id) WHERE state = 0",
     ]
 }

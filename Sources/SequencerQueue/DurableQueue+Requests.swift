@@ -100,8 +100,10 @@ extension DurableQueue {
     public func enqueue(_ requests: [Request]) async throws -> [DurableJobID] {
         guard !requests.isEmpty else { return [] }
         let now = clock.now()
-        let jobs = Self.jobs(requests, now: now)
-        let ids = try await store.enqueue(jobs, now: now)
+        let (jobs, ids) = try await tracer.enqueueing(requests.map(\.job.kind)) { context in
+            let jobs = Self.jobs(requests, now: now, traceContext: context)
+            return (jobs, try await store.enqueue(jobs, now: now))
+        }
         doorbell.ring()
         for job in jobs { metrics.enqueued(kind: job.kind, lane: job.lane) }
         guard ids.count == jobs.count else {
@@ -111,10 +113,11 @@ extension DurableQueue {
     }
 
     /// The requests' jobs, each to run at its time, or `now`.
-    static func jobs(_ requests: [Request], now: Int64) -> [NewDurableJob] {
+    static func jobs(_ requests: [Request], now: Int64, traceContext: String? = nil) -> [NewDurableJob] {
         requests.map { request in
             var job = request.job
             job.runAt = request.runAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? now
+            job.traceContext = traceContext
             return job
         }
     }
@@ -131,8 +134,10 @@ extension DurableQueue {
             throw QueueError(code: .invalidOption, location: "\(store)", message: "\(names.count) names for \(batch.count) jobs")
         }
         let now = clock.now()
-        let jobs = Self.jobs(batch.requests, now: now)
-        let created = try await runs.createRun(run, jobs: Array(zip(names, jobs)), now: now)
+        let (jobs, created) = try await tracer.enqueueing(batch.requests.map(\.job.kind)) { context in
+            let jobs = Self.jobs(batch.requests, now: now, traceContext: context)
+            return (jobs, try await runs.createRun(run, jobs: Array(zip(names, jobs)), now: now))
+        }
         doorbell.ring()
         for job in jobs { metrics.enqueued(kind: job.kind, lane: job.lane) }
         return created

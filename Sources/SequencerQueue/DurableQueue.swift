@@ -2,6 +2,7 @@ public import CoreMetrics
 public import Foundation
 public import Sequencer
 import ServiceLifecycle
+public import Tracing
 
 /// A queue of jobs that outlives its process: jobs are kept in a store (an SQLite file, or a
 /// PostgreSQL database with `SequencerPostgres`), run by any process that registered their
@@ -25,6 +26,7 @@ public final class DurableQueue: Sendable {
     let options: Options
     let clock: QueueClock
     let metrics: QueueMetrics
+    let tracer: QueueTracer
     /// This queue's name when it reads the gauges (``QueueStore/readGauges(reader:now:holdUntil:)``):
     /// host, process and a random part, shared by its workers.
     let gaugeReader = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
@@ -79,13 +81,17 @@ public final class DurableQueue: Sendable {
         /// (one process at a time does: see ``QueueStore/readGauges(reader:now:holdUntil:)``).
         /// It holds it for three times as long.
         public var gaugeInterval: Duration
+        /// Where the queue's spans go (``QueueSpanAttributes``); nil: to the tracer the
+        /// application bootstrapped with `InstrumentationSystem.bootstrap`, if any.
+        public var tracer: (any Tracer)?
 
         public init(
             lease: Duration = .seconds(30), heartbeat: Duration = .seconds(10), poll: Duration = .seconds(1),
             retention: Duration = .seconds(7 * 24 * 3600), failureRetention: Duration? = nil, poisonLimit: Int = 3,
             claimAhead: Int = 16, clock: any Clock<Duration> = ContinuousClock(), metrics: (any MetricsFactory)? = nil,
-            gaugeInterval: Duration = .seconds(10)
+            gaugeInterval: Duration = .seconds(10), tracer: (any Tracer)? = nil
         ) {
+            self.tracer = tracer
             self.metrics = metrics
             self.gaugeInterval = gaugeInterval
             self.lease = lease
@@ -115,6 +121,7 @@ public final class DurableQueue: Sendable {
         self.options = options
         clock = QueueClock(options.clock)
         metrics = QueueMetrics(factory: options.metrics)
+        tracer = QueueTracer(options.tracer)
     }
 
     /// Registers a kind of job: this process runs the jobs of this kind. A job of a kind that

@@ -137,11 +137,16 @@ public struct NewDurableJob: Sendable {
     public var retry: StoredRetry
     /// When it may start, in milliseconds since 1970.
     public var runAt: Int64
+    /// The trace context of its enqueueing (``QueueTracer``): what the tracer injected, as
+    /// `name=value` lines; nil when nothing traces.
+    public var traceContext: String?
 
     public init(
         kind: String, input: Data, key: String? = nil, needs: [DurableJobID] = [], needsInBatch: [Int] = [],
-        priority: Priority = .utility, lane: String? = nil, timeout: Duration? = nil, retry: StoredRetry = .none, runAt: Int64
+        priority: Priority = .utility, lane: String? = nil, timeout: Duration? = nil, retry: StoredRetry = .none, runAt: Int64,
+        traceContext: String? = nil
     ) {
+        self.traceContext = traceContext
         self.kind = kind
         self.input = input
         self.key = key
@@ -170,11 +175,14 @@ public struct ClaimedJob: Sendable, Hashable {
     /// need ended or its lease was taken back, whichever came last (nil if the store does not
     /// say). The worker reports the wait until its body starts (``QueueMetricNames/waited``).
     public var availableSince: Int64?
+    /// The trace context of its enqueueing (``NewDurableJob/traceContext``).
+    public var traceContext: String?
 
     public init(
         id: DurableJobID, kind: String, input: Data, attempt: Int, priority: Priority, lane: String?, timeout: Duration?,
-        retry: StoredRetry, availableSince: Int64? = nil
+        retry: StoredRetry, availableSince: Int64? = nil, traceContext: String? = nil
     ) {
+        self.traceContext = traceContext
         self.id = id
         self.kind = kind
         self.input = input

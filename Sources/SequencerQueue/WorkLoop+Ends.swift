@@ -23,7 +23,7 @@ extension WorkLoop {
                     // Kept only while the job has not ended: a body abandoned after its
                     // timeout may return long after its end was recorded.
                     do {
-                        let output = try await kind.run(job.input, context)
+                        let output = try await queue.tracer.attempt(job) { try await kind.run(job.input, context) }
                         state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .success(output) } }
                     } catch {
                         state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .failure(error) } }

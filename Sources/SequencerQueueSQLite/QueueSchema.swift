@@ -151,7 +151,8 @@ enum QueueSchema {
         migrator.registerMigration("v7") { db in
             // What operating a queue reads, as in the PostgreSQL store's version 7: each
             // worker's last beat; the one process that reads the gauges, until when; when a
-            // waiting job's last need ended (the wait in the queue is measured from then); and
+            // waiting job's last need ended (the wait in the queue is measured from then); the
+            // trace context of a job's enqueueing, which its attempts' spans continue; and
             // the waiting jobs, which the gauges count (the other live states have their
             // indexes).
             try db.execute(sql: """
@@ -171,6 +172,7 @@ enum QueueSchema {
                 );
                 INSERT INTO gauge_reader (only_row, reader, held_until) VALUES (1, '', 0);
                 ALTER TABLE jobs ADD COLUMN available_since INTEGER;
+                ALTER TABLE jobs ADD COLUMN trace_context TEXT;
                 CREATE INDEX jobs_waiting ON jobs (id) WHERE state = 0;
                 """)
         }

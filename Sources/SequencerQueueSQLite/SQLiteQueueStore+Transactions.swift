@@ -53,14 +53,14 @@ extension SQLiteQueueStore {
         try db.executeCached(
             sql: """
                 INSERT INTO jobs (kind, input, state, priority, lane, key, pending_needs, run_at, retry, timeout_ms, enqueued_at,
-                                  cause, error_code, error, ended_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  cause, error_code, error, ended_at, trace_context)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 job.kind, job.input, state.rawValue, Int(job.priority.rawValue), job.lane, job.key, remaining,
                 job.runAt, job.retry.stored, job.timeout.map(QueueClock.milliseconds), now,
                 cause, cause == nil ? nil : "needFailed", cause.map(StoreText.needFailed),
-                cause == nil ? nil : now,
+                cause == nil ? nil : now, job.traceContext,
             ])
         let id = db.lastInsertedRowID
         for need in live {
@@ -95,7 +95,7 @@ extension SQLiteQueueStore {
             let page = room.isEmpty ? max(limit - claimed.count, 32) : max(limit * 2, 32)
             var sql = """
                 SELECT id, kind, input, attempt, priority, lane, timeout_ms, retry, lost_ahead,
-                    max(run_at, enqueued_at, coalesce(available_since, 0)) FROM jobs INDEXED BY jobs_available
+                    max(run_at, enqueued_at, coalesce(available_since, 0)), trace_context FROM jobs INDEXED BY jobs_available
                 WHERE state = \(SQLState.available) AND run_at <= ? AND kind IN \(placeholders(kinds.count))
                 """
             var arguments: StatementArguments = [now]
@@ -129,7 +129,7 @@ extension SQLiteQueueStore {
                 claimed.append(ClaimedJob(
                     id: DurableJobID(id), kind: row[1], input: row[2], attempt: (row[3] as Int) + 1,
                     priority: Priority(rawValue: row[4]) ?? .utility, lane: lane, timeout: (row[6] as Int64?).map { .milliseconds($0) },
-                    retry: StoredRetry(stored: row[7]), availableSince: row[9]))
+                    retry: StoredRetry(stored: row[7]), availableSince: row[9], traceContext: row[10]))
             }
             if !ids.isEmpty {
                 // One statement for the page's jobs, their IDs in a JSON array.

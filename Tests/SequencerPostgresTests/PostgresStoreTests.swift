@@ -142,7 +142,7 @@ struct PostgresStoreTests {
     static let backToVersion6 = [
         "DROP TABLE sequencer.workers, sequencer.gauge_reader",
         "DROP INDEX sequencer.jobs_waiting",
-        "ALTER TABLE sequencer.jobs DROP COLUMN available_since",
+        "ALTER TABLE sequencer.jobs DROP COLUMN available_since, DROP COLUMN trace_context",
         "DELETE FROM sequencer.migrations WHERE version >= 7",
     ]
 
