@@ -14,17 +14,13 @@ import SequencerQueue
 extension QueuePeer {
     static func producePairs(url: String, rate: Double, seconds: Double) async throws {
         let queue = try await DurableQueue(store: location(url))
-        let count = Int(rate * seconds)
-        let start = ContinuousClock.now
-        for pair in 0..<count {
-            let due = start + .seconds(Double(pair) / rate)
-            if ContinuousClock.now < due { try await Task.sleep(until: due, clock: .continuous) }
+        let (count, took) = try await paced(rate: rate, seconds: seconds) { pair in
             var batch = DurableQueue.Batch()
             let need = try batch.add("pair-need", pair, key: "need-\(pair)")
             try batch.add("pair-dependent", pair, key: "dependent-\(pair)", needs: [need])
             _ = try await queue.enqueue(batch)
         }
-        print("produced \(count) pairs in \(Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000) s")
+        print("produced \(count) pairs in \(took) s")
         try await queue.close()
     }
 

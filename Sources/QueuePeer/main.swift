@@ -121,15 +121,24 @@ enum QueuePeer {
 
     static func produce(url: String, rate: Double, seconds: Double) async throws {
         let queue = try await DurableQueue(store: location(url))
+        let (count, took) = try await paced(rate: rate, seconds: seconds) { _ in
+            try await queue.enqueue("stamp", Date().timeIntervalSince1970)
+        }
+        print("produced \(count) \(took)")
+        try await queue.close()
+    }
+
+    /// Calls `body` `rate * seconds` times, the n-th at n / `rate` seconds from the start (late
+    /// calls at once, none skipped); returns how many, and the seconds they took.
+    static func paced(rate: Double, seconds: Double, _ body: (Int) async throws -> Void) async throws -> (Int, Double) {
         let count = Int(rate * seconds)
         let start = ContinuousClock.now
         for index in 0..<count {
             let due = start + .seconds(Double(index) / rate)
             if ContinuousClock.now < due { try await Task.sleep(until: due, clock: .continuous) }
-            try await queue.enqueue("stamp", Date().timeIntervalSince1970)
+            try await body(index)
         }
-        print("produced \(count) \(Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000)")
-        try await queue.close()
+        return (count, Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000)
     }
 
     static func work(url: String) async throws {

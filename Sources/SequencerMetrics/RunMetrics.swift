@@ -31,7 +31,7 @@ public enum RunMetrics {
         let status = report.status.rawValue
         let labels = [("workflow", workflow), ("status", status)]
         Counter(label: RunMetricNames.runs, dimensions: labels, factory: factory).increment()
-        Timer(label: RunMetricNames.runTime, dimensions: labels, factory: factory).recordNanoseconds(nanoseconds(report.duration))
+        Timer(label: RunMetricNames.runTime, dimensions: labels, factory: factory).recordNanoseconds(report.duration.nanoseconds)
         for job in JobStatus.allCases {
             let count = report.count(job)
             guard count > 0 else { continue }
@@ -40,11 +40,6 @@ public enum RunMetrics {
                 .increment(by: count)
         }
         let path = report.criticalPathSteps.last?.endedAt ?? .zero
-        Timer(label: RunMetricNames.criticalPath, dimensions: labels, factory: factory).recordNanoseconds(nanoseconds(path))
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        Timer(label: RunMetricNames.criticalPath, dimensions: labels, factory: factory).recordNanoseconds(path.nanoseconds)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Sequencer
 
 /// A durable queue's time: the wall time its store records (milliseconds since 1970), read from
 /// the queue's clock, so that tests can drive leases, retries and polls with a manual clock.
@@ -19,10 +20,7 @@ package struct QueueClock: Sendable {
     func now() -> Int64 { origin + Self.milliseconds(elapsed()) }
 
     /// Nanoseconds since the queue was opened: for durations finer than ``now()``'s.
-    func nanoseconds() -> Int64 {
-        let (seconds, attoseconds) = elapsed().components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
+    func nanoseconds() -> Int64 { elapsed().nanoseconds }
 
     /// Sleeps until `time` (milliseconds since 1970): at once when it has passed, however long
     /// the caller took to get here.

@@ -42,6 +42,16 @@ final class QueueMetrics: Sendable {
         let kind: String
         let lane: String
         let status: String
+
+        /// Its labels: always the same names for one metric (see ``QueueMetricNames``).
+        var dimensions: [(String, String)] {
+            switch name {
+            case QueueMetricNames.workers: []
+            case QueueMetricNames.ended, QueueMetricNames.ran: [("kind", kind), ("lane", lane), ("status", status)]
+            case QueueMetricNames.depth: [("kind", kind), ("lane", lane), ("state", status)]
+            default: [("kind", kind), ("lane", lane)]
+            }
+        }
     }
 
     /// Where the metrics go.
@@ -96,7 +106,7 @@ final class QueueMetrics: Sendable {
         }
         values[Key(name: QueueMetricNames.workers, kind: "", lane: "", status: "")] = Double(reading.workersAlive)
         let set = gauges.withLock { gauges -> [(Gauge, Double)] in
-            for key in values.keys where gauges[key] == nil { gauges[key] = makeGauge(key) }
+            for key in values.keys where gauges[key] == nil { gauges[key] = Gauge(label: key.name, dimensions: key.dimensions, factory: factory) }
             return gauges.map { key, gauge in (gauge, values[key] ?? 0) }
         }
         for (gauge, value) in set { gauge.record(value) }
@@ -112,22 +122,9 @@ final class QueueMetrics: Sendable {
         for gauge in gone { gauge.destroy() }
     }
 
-    private func makeGauge(_ key: Key) -> Gauge {
-        switch key.name {
-        case QueueMetricNames.depth:
-            Gauge(label: key.name, dimensions: [("kind", key.kind), ("lane", key.lane), ("state", key.status)], factory: factory)
-        case QueueMetricNames.oldestAge:
-            Gauge(label: key.name, dimensions: [("kind", key.kind), ("lane", key.lane)], factory: factory)
-        default:
-            Gauge(label: key.name, dimensions: [], factory: factory)
-        }
-    }
-
     private func counter(_ key: Key) -> Counter {
         if let counter = counters.withLock({ $0[key] }) { return counter }
-        var dimensions = [("kind", key.kind), ("lane", key.lane)]
-        if key.name == QueueMetricNames.ended { dimensions.append(("status", key.status)) }
-        let made = Counter(label: key.name, dimensions: dimensions, factory: factory)
+        let made = Counter(label: key.name, dimensions: key.dimensions, factory: factory)
         return counters.withLock { counters in
             if let counter = counters[key] { return counter }
             counters[key] = made
@@ -137,9 +134,7 @@ final class QueueMetrics: Sendable {
 
     private func timer(_ key: Key) -> CoreMetrics.Timer {
         if let timer = timers.withLock({ $0[key] }) { return timer }
-        var dimensions = [("kind", key.kind), ("lane", key.lane)]
-        if key.name == QueueMetricNames.ran { dimensions.append(("status", key.status)) }
-        let made = CoreMetrics.Timer(label: key.name, dimensions: dimensions, factory: factory)
+        let made = CoreMetrics.Timer(label: key.name, dimensions: key.dimensions, factory: factory)
         return timers.withLock { timers in
             if let timer = timers[key] { return timer }
             timers[key] = made
