@@ -184,6 +184,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             // The page's script and style, compiled into the binary: nothing to install beside it.
             resources: [.embedInCode("Assets/app.js"), .embedInCode("Assets/style.css")],
@@ -376,7 +377,7 @@ let package = Package(
                 "SequencerQueueSQLite",
                 "SequencerServe", "SequencerServeCommand", "SequencerCommand", "SequencerHistory", "SequencerJournal", "Sequencer",
                 "SequencerTestSupport", "SequencerTestHelpers",
-                "SequencerQueue", "PostgresTestSupport",
+                "SequencerQueue", "SequencerPostgres", "PostgresTestSupport",
             ],
             swiftSettings: strict
         ),

@@ -14,7 +14,7 @@ enum PostgresSchema {
 
     /// The statements of each version, in order (the extended protocol runs one statement per
     /// query).
-    static let migrations: [[String]] = [v1, v2, v3, v4, v5, v6, v7]
+    static let migrations: [[String]] = [v1, v2, v3, v4, v5, v6, v7, v8]
 
     static var current: Int { migrations.count }
 
@@ -212,5 +212,23 @@ enum PostgresSchema {
         "INSERT INTO sequencer.gauge_reader (reader, held_until) VALUES ('', 0)",
         "ALTER TABLE sequencer.jobs ADD COLUMN available_since BIGINT, ADD COLUMN trace_context TEXT",
         "CREATE INDEX jobs_waiting ON sequencer.jobs (id) WHERE state = 0",
+    ]
+
+    /// What the queue page shows and records, as in the SQLite store's version 8: the kinds
+    /// each worker runs (one a line), which the page offers to enqueue; and every action an
+    /// operator took from it.
+    static let v8 = [
+        "ALTER TABLE sequencer.workers ADD COLUMN kinds TEXT NOT NULL DEFAULT ''",
+        """
+        CREATE TABLE sequencer.actions (
+            id BIGSERIAL PRIMARY KEY,
+            at BIGINT NOT NULL,
+            action TEXT NOT NULL,
+            job BIGINT,
+            who TEXT NOT NULL,
+            address TEXT NOT NULL,
+            result TEXT NOT NULL
+        )
+        """,
     ]
 }

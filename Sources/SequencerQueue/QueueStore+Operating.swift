@@ -12,15 +12,29 @@ public struct WorkerBeat: Sendable, Hashable, Codable {
     public var holding: Int
     /// Until when it counts as alive without another beat: its lease's length after the beat.
     public var aliveUntil: Int64
+    /// The kinds it runs, sorted: what the queue page offers to enqueue.
+    public var kinds: [String]
+    /// When it last beat, in milliseconds since 1970 (a store sets it: the `now` of ``QueueStore/beat(_:now:)``).
+    public var beatAt: Int64
 
-    public init(owner: String, host: String, pid: Int32, startedAt: Int64, holding: Int, aliveUntil: Int64) {
+    public init(
+        owner: String, host: String, pid: Int32, startedAt: Int64, holding: Int, aliveUntil: Int64, kinds: [String] = [],
+        beatAt: Int64 = 0
+    ) {
         self.owner = owner
         self.host = host
         self.pid = pid
         self.startedAt = startedAt
         self.holding = holding
         self.aliveUntil = aliveUntil
+        self.kinds = kinds.sorted()
+        self.beatAt = beatAt
     }
+
+    /// Its kinds as a store keeps them: one a line.
+    package var kindsText: String { kinds.joined(separator: "\n") }
+
+    package static func kinds(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
 }
 
 /// What a worker's turn did (``QueueStore/finishAndClaim(_:kinds:limit:slots:owner:now:leaseUntil:)``).

@@ -9,7 +9,7 @@ extension WorkLoop {
         WorkerBeat(
             owner: owner, host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier,
             startedAt: startedAt, holding: state.withLock { $0.running.count },
-            aliveUntil: now + QueueClock.milliseconds(options.lease))
+            aliveUntil: now + QueueClock.milliseconds(options.lease), kinds: queue.kinds.withLock { Array($0.keys) })
     }
 
     /// Records this worker's beat; a store that fails is not this worker's trouble here (its

@@ -11,7 +11,7 @@ enum QueueSchema {
     /// Marks a database as a Sequencer queue (`PRAGMA application_id`): "SEQQ".
     static let applicationID: Int32 = 0x5345_5151
 
-    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
+    static let versions = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"]
 
     static var current: Int { versions.count }
 
@@ -174,6 +174,23 @@ enum QueueSchema {
                 ALTER TABLE jobs ADD COLUMN available_since INTEGER;
                 ALTER TABLE jobs ADD COLUMN trace_context TEXT;
                 CREATE INDEX jobs_waiting ON jobs (id) WHERE state = 0;
+                """)
+        }
+        migrator.registerMigration("v8") { db in
+            // What the queue page shows and records, as in the PostgreSQL store's version 8:
+            // the kinds each worker runs (one a line), which the page offers to enqueue; and
+            // every action an operator took from it.
+            try db.execute(sql: """
+                ALTER TABLE workers ADD COLUMN kinds TEXT NOT NULL DEFAULT '';
+                CREATE TABLE actions (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    action TEXT NOT NULL,
+                    job INTEGER,
+                    who TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    result TEXT NOT NULL
+                );
                 """)
         }
         return migrator

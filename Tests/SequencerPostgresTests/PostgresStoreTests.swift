@@ -138,8 +138,15 @@ struct PostgresStoreTests {
         }
     }
 
-    /// What version 7 added, undone: the schema as version 6 left it.
-    static let backToVersion6 = [
+    /// What version 8 added, undone: the schema as version 7 left it.
+    static let backToVersion7 = [
+        "DROP TABLE sequencer.actions",
+        "ALTER TABLE sequencer.workers DROP COLUMN kinds",
+        "DELETE FROM sequencer.migrations WHERE version >= 8",
+    ]
+
+    /// What versions 7 and 8 added, undone: the schema as version 6 left it.
+    static let backToVersion6 = backToVersion7 + [
         "DROP TABLE sequencer.workers, sequencer.gauge_reader",
         "DROP INDEX sequencer.jobs_waiting",
         "ALTER TABLE sequencer.jobs DROP COLUMN available_since, DROP COLUMN trace_context",
@@ -165,6 +172,26 @@ struct PostgresStoreTests {
             #expect(next.map(\.id) == [waiting] && next.first?.availableSince == 150)
             try await store.beat(WorkerBeat(owner: "w", host: "h", pid: 1, startedAt: 0, holding: 1, aliveUntil: 1_000), now: 300)
             #expect(try await store.workers(now: 300).map(\.owner) == ["w"])
+            try await store.close()
+        }
+    }
+
+    /// Version 8 adds what the queue page shows and records: a version 7 queue's worker keeps
+    /// its beat, with its kinds from its next beat on, and actions are recorded.
+    @Test func aVersion7SchemaGainsWorkersKindsAndActions() async throws {
+        try await TestServer.withDatabase { url in
+            let first = try await PostgresQueueStore(url: url)
+            try await first.close()
+            try await TestServer.admin(url, Self.backToVersion7)
+            try await TestServer.admin(
+                url, "INSERT INTO sequencer.workers (owner, host, pid, started_at, beat_at, holding, alive_until) VALUES ('old', 'h', 1, 0, 5, 0, 1000)")
+            let store = try await PostgresQueueStore(url: url)
+            #expect(try await store.workers(now: 10).map(\.kinds) == [[]])
+            try await store.beat(WorkerBeat(owner: "old", host: "h", pid: 1, startedAt: 0, holding: 0, aliveUntil: 2_000, kinds: ["k"]), now: 20)
+            #expect(try await store.workers(now: 30).map(\.kinds) == [["k"]])
+            let action = QueueAction(at: 40, action: "cancel", job: DurableJobID(1), who: "ops", address: "127.0.0.1:1", result: "done")
+            try await store.record(action)
+            #expect(try await store.actions(limit: 5) == [action])
             try await store.close()
         }
     }

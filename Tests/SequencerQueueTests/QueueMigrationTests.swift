@@ -97,4 +97,27 @@ import Testing
         #expect(try await store.workers(now: now).map(\.holding) == [2])
         #expect(try store.integrityProblems().isEmpty)
     }
+
+    /// Version 8 adds what the queue page shows and records: a version 7 file's worker keeps
+    /// its beat (with no kinds until it beats again), its failed job is retried, and the
+    /// action is recorded.
+    @Test func aVersion7QueueGainsWorkersKindsAndActions() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v7.sqlite")
+        try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: Self.fixture("queue-v7.sql")) }
+        let store = try SQLiteQueueStore(path: path)
+        #expect(try store.schemaVersion() == QueueSchema.current)
+        let now: Int64 = 2_000_000_000_000
+        let workers = try await store.workers(now: now)
+        #expect(workers.map(\.owner) == ["old-worker"])
+        #expect(workers.map(\.kinds) == [[]])
+        #expect(workers.map(\.beatAt) == [1_700_000_000_005])
+        #expect(try await store.latestJobs(in: [.failed], before: nil, limit: 5).map(\.id) == [DurableJobID(2)])
+        #expect(try await store.retry(DurableJobID(2), now: now) == nil)
+        #expect(try await store.job(DurableJobID(2))?.state == .available)
+        let action = QueueAction(at: now, action: "retry", job: DurableJobID(2), who: "ops", address: "127.0.0.1:1", result: "done")
+        try await store.record(action)
+        #expect(try await store.actions(limit: 5) == [action])
+        #expect(try store.integrityProblems().isEmpty)
+    }
 }

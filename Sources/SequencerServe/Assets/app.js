@@ -59,6 +59,37 @@
   if (page === "run") runPage();
   if (page === "job") jobPage();
   if (page === "workflow") fitGraphs();
+  if (page === "queue") queuePage();
+
+  // MARK: queue page
+
+  // The page read again every few seconds, its main part replaced (parsed, never set as
+  // HTML), except while someone types in it: a field has focus, or the input was edited.
+  function queuePage() {
+    const every = 3000;
+    let edited = false;
+    document.addEventListener("input", () => { edited = true; });
+    async function refresh() {
+      const active = document.activeElement;
+      const typing = active && active.closest && active.closest("main form") && active.tagName !== "BUTTON";
+      if (!edited && !typing && !document.hidden) {
+        try {
+          const answer = await fetch(location.href, { headers: { Accept: "text/html" } });
+          if (answer.ok) {
+            const fresh = new DOMParser().parseFromString(await answer.text(), "text/html").querySelector("main");
+            if (fresh) {
+              document.querySelector("main").replaceWith(document.adoptNode(fresh));
+              document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes || "0") + 1);
+            }
+          }
+        } catch (error) {
+          // The server stopped or restarted: the next turn tries again.
+        }
+      }
+      setTimeout(refresh, every);
+    }
+    setTimeout(refresh, every);
+  }
 
   // MARK: run page
 

@@ -27,6 +27,10 @@ enum HTML {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
+    /// Whether the pages being made link to the queue page: set, for each request, by a server
+    /// of a queue (``Guard``).
+    @TaskLocal static var linksQueue = false
+
     /// A whole page: `body` is HTML already escaped; `page` names it for the script.
     static func page(title: String, page: String, token: String, body: String, data: String? = nil) -> String {
         """
@@ -42,7 +46,7 @@ enum HTML {
         <script src="/assets/app.js" defer></script>
         </head>
         <body data-page="\(escape(page))">
-        <header class="top"><a class="brand" href="/runs">sequencer</a><nav><a href="/runs">Runs</a><a href="/workflow">Workflow</a></nav></header>
+        <header class="top"><a class="brand" href="/runs">sequencer</a><nav><a href="/runs">Runs</a>\(linksQueue ? "<a href=\"/queue\" id=\"nav-queue\">Queue</a>" : "")<a href="/workflow">Workflow</a></nav></header>
         <main>
         \(body)
         </main>

@@ -11,7 +11,7 @@ import SequencerProcess
 /// field or an `X-Sequencer-Token` header: a page elsewhere can neither read the token nor
 /// send the request to this host (see ``Guard``).
 extension Server {
-    func actionRoutes(_ router: Router<BasicRequestContext>) {
+    func actionRoutes(_ router: Router<ServeContext>) {
         router.get("/runs/:id/resume") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return try await resumePreview(id: id)
@@ -26,7 +26,7 @@ extension Server {
 
     /// Checks the token, does `action`, and sends the browser back to the run's page.
     private func act(
-        _ request: Request, context: BasicRequestContext, _ action: (Int64) async throws -> String?
+        _ request: Request, context: ServeContext, _ action: (Int64) async throws -> String?
     ) async throws -> Response {
         var request = request
         let id = try context.parameters.require("id", as: Int64.self)

@@ -18,7 +18,7 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
                 status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "sequencer serve answers requests for its own address only\n")))
         }
-        var response = try await next(request, context)
+        var response = try await HTML.$linksQueue.withValue(server.console != nil) { try await next(request, context) }
         response.headers[.contentSecurityPolicy] = Self.policy
         response.headers[.xContentTypeOptions] = "nosniff"
         if let referrer = HTTPField.Name("Referrer-Policy") { response.headers[referrer] = "no-referrer" }

@@ -50,7 +50,7 @@ public struct Server: Sendable {
     /// Serves until the process is interrupted; `ready` gets the page's address once the
     /// server listens.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
-        let router = Router()
+        let router = Router(context: ServeContext.self)
         router.middlewares.add(Guard(server: self))
         routes(router)
         var logger = Logger(label: "sequencer-serve")
@@ -68,7 +68,7 @@ public struct Server: Sendable {
         try await app.runService(gracefulShutdownSignals: [])
     }
 
-    private func routes(_ router: Router<BasicRequestContext>) {
+    private func routes(_ router: Router<ServeContext>) {
         router.get("/") { _, _ in Response(status: .seeOther, headers: [.location: "/runs"]) }
         router.get("/runs") { request, _ in try await runsPage(request) }
         router.get("/runs/:id") { request, context in try await runPage(request, id: context.parameters.require("id", as: Int64.self)) }
@@ -85,6 +85,7 @@ public struct Server: Sendable {
             try await rawOutput(request, id: context.parameters.require("id", as: Int64.self))
         }
         actionRoutes(router)
+        queueRoutes(router)
         router.get("/workflow") { request, _ in try await workflowPage(request) }
         // Its reads are many: all of them on a Dispatch thread.
         router.get("/compare") { request, _ in try await comparePage(request) }
