@@ -22,7 +22,7 @@ struct WorkerCommand: AsyncParsableCommand {
             ...`). Any number of workers may work one queue, in any processes; a job whose \
             worker dies runs again on another once its lease expires (--lease, 30 s). Ctrl-C (or \
             SIGTERM) stops the worker: its running commands get SIGTERM and their jobs go back \
-            to the queue at once; a second Ctrl-C kills them.
+            to the queue at once; a second Ctrl-C kills them. With --drain, SIGTERM drains instead             (as an orchestrator's stop asks): the worker claims no more jobs and lets its running             commands finish within the drain's time; those still running then are stopped and go             back to the queue. A second signal stops them at once.
             """
     )
 
@@ -47,6 +47,11 @@ struct WorkerCommand: AsyncParsableCommand {
     var gracePeriod = "2s"
 
     @Option(help: ArgumentHelp(
+        "On SIGTERM, claim no more jobs and let the running ones finish within this time before stopping them (default: stop them at once).",
+        valueName: "duration"))
+    var drain: String?
+
+    @Option(help: ArgumentHelp(
         "How often the worker renews its leases and hears that a run it works on was cancelled.", valueName: "duration"))
     var heartbeat = "2s"
 
@@ -66,6 +71,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         _ = try duration(gracePeriod, option: "--grace-period")
+        if let drain { _ = try duration(drain, option: "--drain") }
         if let metrics { _ = try MetricsAddress(metrics) }
         guard try duration(heartbeat, option: "--heartbeat") < duration(lease, option: "--lease") else {
             throw ValidationError("--heartbeat must be shorter than --lease")
@@ -133,12 +139,28 @@ struct WorkerCommand: AsyncParsableCommand {
             printError("worker \(worker): serving workflow '\(name)' (\(absolutePath(file.directory)))\(only) from \(shown), \(jobs) at once")
         }
         let working = Task { try await queue.work(maxConcurrency: jobs) }
+        let drainTime = try drain.map { try duration($0, option: "--drain") }
+        let draining = Locked(false)
         let interrupts = Interrupts(
-            first: {
-                printError("interrupted: stopping; running jobs go back to the queue; interrupt again to kill them")
-                working.cancel()
+            first: { number in
+                if number == SIGTERM, let drainTime {
+                    draining.withLock { $0 = true }
+                    printError("SIGTERM: draining: no more jobs are claimed; running jobs may finish within \(drain ?? ""), then go back to the queue; signal again to stop them now")
+                    queue.drain(within: drainTime)
+                } else {
+                    printError("interrupted: stopping; running jobs go back to the queue; interrupt again to kill them")
+                    working.cancel()
+                }
             },
-            again: { runner.signalAll(SIGKILL) })
+            again: {
+                // While draining, the second signal stops the running jobs (the first's stop), the next kills them.
+                if draining.withLock({ let was = $0; $0 = false; return was }) {
+                    printError("interrupted: stopping; running jobs go back to the queue; interrupt again to kill them")
+                    working.cancel()
+                } else {
+                    runner.signalAll(SIGKILL)
+                }
+            })
         defer { interrupts.stop() }
         do {
             try await working.value

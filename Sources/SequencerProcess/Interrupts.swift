@@ -19,13 +19,23 @@ public final class Interrupts: Sendable {
     public var happened: Bool { count.value.load(ordering: .acquiring) > 0 }
 
     /// Starts listening. `first` runs on the first signal, `again` on each later one.
-    public init(first: @escaping @Sendable () -> Void, again: @escaping @Sendable () -> Void) {
+    public convenience init(first: @escaping @Sendable () -> Void, again: @escaping @Sendable () -> Void) {
+        self.init(first: { _ in first() }, again: again)
+    }
+
+    /// Starts listening. `first` runs on the first signal, with its number (SIGINT or SIGTERM),
+    /// `again` on each later one.
+    public init(first: @escaping @Sendable (Int32) -> Void, again: @escaping @Sendable () -> Void) {
         let count = count
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            // The handler holds its source until `stop()` cancels it (which lets the handler go).
             source.setEventHandler {
-                if count.value.add(1, ordering: .acquiringAndReleasing).newValue == 1 { first() } else { again() }
+                // Signals that arrive before the handler runs come as one event: each is counted.
+                for _ in 0..<max(1, source.data) {
+                    if count.value.add(1, ordering: .acquiringAndReleasing).newValue == 1 { first(number) } else { again() }
+                }
             }
             source.resume()
             return source

@@ -36,6 +36,8 @@ public final class DurableQueue: Sendable {
     let doorbell = Doorbell()
     /// The workers running in this process (``work(maxConcurrency:)``), by number.
     let workers = Locked<[Int: WorkLoop]>([:])
+    /// The grace of ``drain(within:)`` once called: `work` started later drains at once.
+    let draining = Locked<Duration?>(nil)
 
     /// How a queue's workers hold, renew and give up their jobs, and how long ended jobs are kept.
     public struct Options: Sendable {
@@ -323,11 +325,29 @@ extension DurableQueue {
             return number
         }
         defer { _ = workers.withLock { $0.removeValue(forKey: number) } }
+        // After registering, so that a drain now sees this worker, or this worker sees it.
+        if let drained = draining.withLock({ $0 }) { worker.drain(within: drained) }
         guard let grace else { return try await worker.run() }
         try await withGracefulShutdownHandler {
             try await worker.run()
         } onGracefulShutdown: {
             worker.drain(within: grace)
         }
+    }
+
+    /// Drains every ``work(maxConcurrency:)`` of this queue, now and from now on, as a
+    /// ``QueueWorker`` does on a graceful shutdown: each claims no more jobs, gives back at once
+    /// those it claimed ahead, and lets its running jobs finish for up to `grace`; those still
+    /// running then are cancelled and released, to run again at once elsewhere, their attempts
+    /// not counted. Each `work` returns once its last end is recorded. Draining again changes
+    /// nothing.
+    public func drain(within grace: Duration) {
+        let first = draining.withLock { draining -> Bool in
+            guard draining == nil else { return false }
+            draining = grace
+            return true
+        }
+        guard first else { return }
+        for worker in workers.withLock({ Array($0.values) }) { worker.drain(within: grace) }
     }
 }

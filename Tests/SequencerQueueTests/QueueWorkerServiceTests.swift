@@ -73,6 +73,28 @@ struct QueueWorkerServiceTests {
         }
     }
 
+    /// `DurableQueue.drain(within:)` drains every `work` of the queue, as a graceful shutdown
+    /// does, and a `work` started after it claims nothing and returns.
+    @Test func drainingAQueueDrainsItsWorkNowAndLater() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock()
+        let gate = Gate()
+        let queue = try await Self.queue(directory, clock, gate: gate)
+        let running = try await queue.enqueue("slow", 1)
+        let working = Task { try await queue.work(maxConcurrency: 1) }
+        #expect(await BoundedArrivals.at(gate, 1))
+        queue.drain(within: .seconds(30))
+        queue.drain(within: .seconds(1))
+        let late = try await queue.enqueue("slow", 2)
+        gate.open()
+        try await working.value
+        #expect(try await queue.job(running)?.state == .succeeded, "it finished within the drain")
+        #expect(try await queue.job(late)?.state == .available, "nothing claimed once draining")
+        // A `work` that starts after the drain claims nothing and returns.
+        try await queue.work(maxConcurrency: 1)
+        #expect(try await queue.job(late)?.state == .available)
+    }
+
     /// In a `ServiceGroup` beside another service, the group's graceful shutdown ends the worker
     /// once its jobs are done, and the group's run returns.
     @Test func aServiceGroupRunsTheWorkerAndShutsItDown() async throws {
