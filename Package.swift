@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "SequencerCache", targets: ["SequencerCache"]),
         .library(name: "SequencerCacheHTTP", targets: ["SequencerCacheHTTP"]),
         .library(name: "SequencerMetrics", targets: ["SequencerMetrics"]),
+        .library(name: "SequencerTracing", targets: ["SequencerTracing"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-serve", targets: ["SequencerServeCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
@@ -216,6 +217,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        // A run as spans, through swift-distributed-tracing (`RunTraces`): no exporter here.
+        .target(
+            name: "SequencerTracing",
+            dependencies: ["Sequencer", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            swiftSettings: strict),
         // What users need to test code that runs workflows: a manual clock and a gate.
         .target(name: "SequencerTestSupport", dependencies: ["Sequencer"], swiftSettings: strict),
         // What this package's own tests and test processes share; not a product.
@@ -309,8 +315,9 @@ let package = Package(
         .testTarget(
             name: "SequencerMetricsTests",
             dependencies: [
-                "SequencerMetrics", "Sequencer", "SequencerTestHelpers",
+                "SequencerMetrics", "SequencerTracing", "Sequencer", "SequencerTestHelpers", "SequencerTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict
         ),
