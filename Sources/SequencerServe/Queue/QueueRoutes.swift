@@ -47,13 +47,7 @@ extension Server {
         _ action: (any QueueConsole, Query) async throws -> (DurableJobID?, String?)
     ) async throws -> Response {
         guard let console else { return Self.plain(.notFound, "there is no queue here\n") }
-        var request = request
-        let body = try await request.collectBody(upTo: 256 * 1024)
-        let form = Query(String(buffer: body))
-        let given = request.headers[Self.tokenHeader] ?? form["token"] ?? ""
-        guard Self.same(given, options.token) else {
-            return Self.plain(.forbidden, "refused: this action needs the page's token (reload the page: each server has its own)\n")
-        }
+        guard let form = try await tokenForm(request, upTo: 256 * 1024) else { return Self.refused }
         var job: DurableJobID?
         var problem: String?
         do {

@@ -28,19 +28,23 @@ extension Server {
     private func act(
         _ request: Request, context: ServeContext, _ action: (Int64) async throws -> String?
     ) async throws -> Response {
-        var request = request
         let id = try context.parameters.require("id", as: Int64.self)
-        let body = try await request.collectBody(upTo: 64 * 1024)
-        let form = Query(String(buffer: body))
-        let given = request.headers[Self.tokenHeader] ?? form["token"] ?? ""
-        guard Self.same(given, options.token) else {
-            return Self.plain(.forbidden, "refused: this action needs the page's token (reload the page: each server has its own)\n")
-        }
+        guard try await tokenForm(request, upTo: 64 * 1024) != nil else { return Self.refused }
         if let problem = try await action(id) { return Self.plain(.conflict, problem + "\n") }
         return Response(status: .seeOther, headers: [.location: "/runs/\(id)"])
     }
 
     static let tokenHeader = HTTPField.Name("X-Sequencer-Token") ?? .authorization
+
+    /// The form a POST sent, when it carries the page's token (in the form, or in the
+    /// `X-Sequencer-Token` header); nil when it carries none or another.
+    func tokenForm(_ request: Request, upTo limit: Int) async throws -> Query? {
+        var request = request
+        let form = Query(String(buffer: try await request.collectBody(upTo: limit)))
+        return Self.same(request.headers[Self.tokenHeader] ?? form["token"] ?? "", options.token) ? form : nil
+    }
+
+    static let refused = plain(.forbidden, "refused: this action needs the page's token (reload the page: each server has its own)\n")
 
     /// Compares all of both, whatever differs first, so that the time taken says nothing.
     static func same(_ a: String, _ b: String) -> Bool {
