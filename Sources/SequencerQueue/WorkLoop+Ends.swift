@@ -120,6 +120,10 @@ extension WorkLoop {
         case (.timedOut, _):
             let limit = job.timeout.map { " after \($0)" } ?? ""
             return .failed(code: "timedOut", message: "attempt \(job.attempt) timed out\(limit)", retryAt: nil)
+        case (.cancelled, .success(let output)?) where !running.cancelled:
+            // Its body returned as work stopped (a drain's grace ran out, say): it is done, and
+            // running it again would repeat it (the drain stress test found one run twice).
+            return .succeeded(output)
         case (.cancelled, _) where running.cancelled:
             return .cancelled
         default:

@@ -39,10 +39,11 @@ import Testing
         #expect(cli.read("b.done") == nil, "nothing claimed once draining")
         // Another worker takes what was left.
         let next = try cli.start(["worker", "--queue", cli.path("q.sqlite")])
-        #expect(await eventually { cli.read("b.done") != nil })
-        _ = try await cli.stopWorker(next)
+        // The run ends once the next worker recorded b (stopping it sooner would give b back).
         let submitted = try await cli.finish(submitter.0, submitter.1, submitter.2)
         #expect(submitted.status == 0, "\(submitted.output)")
+        #expect(cli.read("b.done") != nil)
+        _ = try await cli.stopWorker(next)
     }
 
     @Test func aSecondSignalWhileDrainingStopsTheCommandAndItsJobGoesBack() async throws {
@@ -62,10 +63,11 @@ import Testing
         try FileManager.default.removeItem(atPath: cli.path("a.started"))
         _ = try cli.write("go", "")
         let next = try cli.start(["worker", "--queue", cli.path("q.sqlite")])
-        #expect(await eventually { cli.read("b.done") != nil })
-        _ = try await cli.stopWorker(next)
+        // The run ends once the next worker recorded b (stopping it sooner would give b back).
         let submitted = try await cli.finish(submitter.0, submitter.1, submitter.2)
         #expect(submitted.status == 0, "\(submitted.output)")
+        #expect(cli.read("b.done") != nil)
+        _ = try await cli.stopWorker(next)
     }
 
     /// What the process writes to `pipe` until it has written `text` (or ended).
