@@ -97,7 +97,7 @@ let package = Package(
         .target(
             name: "SequencerQueue",
             dependencies: [
-                "Sequencer", "SequencerHistory", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "Sequencer", "SequencerHistory", "SequencerTracing", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
@@ -325,6 +325,7 @@ let package = Package(
             name: "SequencerQueueTests",
             dependencies: [
                 "SequencerQueueSQLite", "SequencerQueue", "Sequencer", "SequencerTestSupport", "SequencerTestHelpers",
+                "SequencerTracing",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -34,16 +34,12 @@ extension PostgresQueueStore: QueueConsole {
     public func retry(_ id: DurableJobID, now: Int64) async throws -> String? {
         try await transaction("retrying a job") { connection, logger in
             let rows = try await connection.rows("SELECT state, key FROM sequencer.jobs WHERE id = \(id.rawValue) FOR UPDATE", logger)
-            guard let (raw, key) = try rows.first?.decode((Int, String?).self) else { return "there is no job \(id)" }
-            guard raw == DurableJobState.failed.rawValue else {
-                return "job \(id) is \(DurableJobState(rawValue: raw).map(String.init(describing:)) ?? "unknown"), not failed"
-            }
-            if let key {
+            let row = try rows.first?.decode((Int, String?).self)
+            if let refused = ConsoleRefusal.retry(id, state: row?.0) { return refused }
+            if let key = row?.1 {
                 let live = try await connection.rows(
                     "SELECT id FROM sequencer.jobs WHERE key = \(key) AND state <= \(unescaped: SQLState.running)", logger)
-                if let other = try live.first?.decode(Int64.self) {
-                    return "job \(id)'s key '\(key)' is held by live job \(DurableJobID(other))"
-                }
+                if let refused = ConsoleRefusal.retry(id, key: key, heldBy: try live.first?.decode(Int64.self)) { return refused }
             }
             try await connection.rows(
                 """
@@ -60,13 +56,9 @@ extension PostgresQueueStore: QueueConsole {
     public func discard(_ id: DurableJobID) async throws -> String? {
         try await transaction("discarding a job") { connection, logger in
             let rows = try await connection.rows("SELECT state FROM sequencer.jobs WHERE id = \(id.rawValue) FOR UPDATE", logger)
-            guard let raw = try rows.first?.decode(Int.self) else { return "there is no job \(id)" }
-            let state = DurableJobState(rawValue: raw)
-            guard let state, state.rawValue > DurableJobState.succeeded.rawValue else {
-                return "job \(id) is \(state.map(String.init(describing:)) ?? "unknown"): only a failed, cancelled or skipped job is discarded"
-            }
+            if let refused = ConsoleRefusal.discard(id, state: try rows.first?.decode(Int.self)) { return refused }
             let runs = try await connection.rows("SELECT run FROM sequencer.run_jobs WHERE job = \(id.rawValue)", logger)
-            if let run = try runs.first?.decode(Int64.self) { return "job \(id) is a job of run #\(run): it stays with its run" }
+            if let refused = ConsoleRefusal.discard(id, run: try runs.first?.decode(Int64.self)) { return refused }
             try await connection.rows("DELETE FROM sequencer.needs WHERE need = \(id.rawValue) OR job = \(id.rawValue)", logger)
             try await connection.rows("DELETE FROM sequencer.jobs WHERE id = \(id.rawValue)", logger)
             return nil

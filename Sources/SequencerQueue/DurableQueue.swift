@@ -83,7 +83,7 @@ public final class DurableQueue: Sendable {
         /// (one process at a time does: see ``QueueStore/readGauges(reader:now:holdUntil:)``).
         /// It holds it for three times as long.
         public var gaugeInterval: Duration
-        /// Where the queue's spans go (``QueueSpanAttributes``); nil: to the tracer the
+        /// Where the queue's spans go (``SpanAttributes``); nil: to the tracer the
         /// application bootstrapped with `InstrumentationSystem.bootstrap`, if any.
         public var tracer: (any Tracer)?
 

@@ -10,11 +10,15 @@ package struct QueueClock: Sendable {
     private let sleeper: @Sendable (Duration) async throws -> Void
 
     init(_ clock: some Clock<Duration>) {
-        origin = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        origin = Self.wallNow()
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
         sleeper = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
     }
+
+    /// The wall time now, in milliseconds since 1970: for what reads a store without a queue
+    /// (its page, say).
+    package static func wallNow() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     /// Now, in milliseconds since 1970.
     func now() -> Int64 { origin + Self.milliseconds(elapsed()) }

@@ -96,3 +96,38 @@ extension QueueEndings {
         return spans
     }
 }
+
+/// Why a store refuses a console action, in the words both stores use: nil when the action may
+/// go on. Each store reads what these judge in the action's own transaction.
+package enum ConsoleRefusal {
+    /// A retry of job `id`, in state `raw` (nil: there is no such job): only a failed job.
+    package static func retry(_ id: DurableJobID, state raw: Int?) -> String? {
+        guard let raw else { return "there is no job \(id)" }
+        guard raw == DurableJobState.failed.rawValue else { return "job \(id) is \(name(raw)), not failed" }
+        return nil
+    }
+
+    /// A retry of job `id`, whose `key` a live job `holder` (if any) holds.
+    package static func retry(_ id: DurableJobID, key: String, heldBy holder: Int64?) -> String? {
+        holder.map { "job \(id)'s key '\(key)' is held by live job \(DurableJobID($0))" }
+    }
+
+    /// A discard of job `id`, in state `raw` (nil: there is no such job), of run `run` (if any):
+    /// only a failed, cancelled or skipped job, and not one of a run.
+    package static func discard(_ id: DurableJobID, state raw: Int?) -> String? {
+        guard let raw else { return "there is no job \(id)" }
+        guard raw > DurableJobState.succeeded.rawValue, DurableJobState(rawValue: raw) != nil else {
+            return "job \(id) is \(name(raw)): only a failed, cancelled or skipped job is discarded"
+        }
+        return nil
+    }
+
+    /// A discard of job `id`, a job of run `run` (if any): it stays with its run.
+    package static func discard(_ id: DurableJobID, run: Int64?) -> String? {
+        run.map { "job \(id) is a job of run #\($0): it stays with its run" }
+    }
+
+    private static func name(_ raw: Int) -> String {
+        DurableJobState(rawValue: raw).map(String.init(describing:)) ?? "unknown"
+    }
+}

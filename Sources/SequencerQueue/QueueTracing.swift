@@ -1,3 +1,4 @@
+import SequencerTracing
 import Tracing
 
 /// A queue's traces, through swift-distributed-tracing: to the tracer the application
@@ -6,16 +7,10 @@ import Tracing
 /// - Enqueueing is a producer span, `enqueue KIND`, in the submitter's context; what the tracer
 ///   injects of it (W3C `traceparent` and `tracestate` with OpenTelemetry) is kept with each job.
 /// - Each attempt is a consumer span, `job KIND`, in that context and linked to it, wherever it
-///   runs, with the job's ID, attempt, kind and lane; spans its body starts are its children.
-public enum QueueSpanAttributes {
-    public static let jobID = "sequencer.job.id"
-    public static let attempt = "sequencer.job.attempt"
-    public static let kind = "sequencer.job.kind"
-    public static let lane = "sequencer.job.lane"
-    public static let count = "sequencer.jobs.count"
-}
-
-/// The tracer a queue reports to; nil when none records (swift-distributed-tracing's no-op one):
+///   runs, with the job's ID, attempt, kind and lane (named in `SpanAttributes`); spans its body
+///   starts are its children.
+///
+/// The tracer a queue reports to is nil when none records (swift-distributed-tracing's no-op one):
 /// then no span is made, nothing is injected, and an attempt costs nothing more.
 struct QueueTracer: Sendable {
     let tracer: (any Tracer)?
@@ -32,8 +27,8 @@ struct QueueTracer: Sendable {
         let distinct = Set(kinds)
         let name = distinct.count == 1 ? "enqueue \(kinds[0])" : "enqueue"
         let span = tracer.startAnySpan(name, context: .current ?? .topLevel, ofKind: .producer)
-        span.attributes[QueueSpanAttributes.count] = kinds.count
-        if distinct.count == 1 { span.attributes[QueueSpanAttributes.kind] = kinds[0] }
+        span.attributes[SpanAttributes.count] = kinds.count
+        if distinct.count == 1 { span.attributes[SpanAttributes.kind] = kinds[0] }
         var carrier: [String: String] = [:]
         tracer.inject(span.context, into: &carrier, using: DictionaryInjector())
         defer { span.end() }
@@ -55,10 +50,10 @@ struct QueueTracer: Sendable {
         }
         let span = tracer.startAnySpan("job \(job.kind)", context: produced, ofKind: .consumer)
         if job.traceContext != nil { span.addLink(SpanLink(context: produced, attributes: [:])) }
-        span.attributes[QueueSpanAttributes.jobID] = job.id.rawValue
-        span.attributes[QueueSpanAttributes.attempt] = job.attempt
-        span.attributes[QueueSpanAttributes.kind] = job.kind
-        if let lane = job.lane { span.attributes[QueueSpanAttributes.lane] = lane }
+        span.attributes[SpanAttributes.jobID] = job.id.rawValue
+        span.attributes[SpanAttributes.attempt] = job.attempt
+        span.attributes[SpanAttributes.kind] = job.kind
+        if let lane = job.lane { span.attributes[SpanAttributes.lane] = lane }
         defer { span.end() }
         do {
             return try await InstrumentationContext.$current.withValue(span.context) { try await body() }

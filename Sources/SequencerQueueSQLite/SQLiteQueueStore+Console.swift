@@ -31,16 +31,11 @@ extension SQLiteQueueStore: QueueConsole {
 
     public func retry(_ id: DurableJobID, now: Int64) async throws -> String? {
         try await write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT state, key FROM jobs WHERE id = ?", arguments: [id.rawValue]) else {
-                return "there is no job \(id)"
-            }
-            guard row[0] as Int == DurableJobState.failed.rawValue else {
-                return "job \(id) is \(DurableJobState(rawValue: row[0]).map(String.init(describing:)) ?? "unknown"), not failed"
-            }
-            if let key = row[1] as String?,
+            let row = try Row.fetchOne(db, sql: "SELECT state, key FROM jobs WHERE id = ?", arguments: [id.rawValue])
+            if let refused = ConsoleRefusal.retry(id, state: row?[0] as Int?) { return refused }
+            if let key = row?[1] as String? {
                 let live = try Int64.fetchOne(db, sql: "SELECT id FROM jobs WHERE key = ? AND \(SQLState.isLive)", arguments: [key])
-            {
-                return "job \(id)'s key '\(key)' is held by live job \(DurableJobID(live))"
+                if let refused = ConsoleRefusal.retry(id, key: key, heldBy: live) { return refused }
             }
             try db.execute(
                 sql: """
@@ -56,16 +51,10 @@ extension SQLiteQueueStore: QueueConsole {
 
     public func discard(_ id: DurableJobID) async throws -> String? {
         try await write { db in
-            guard let raw = try Int.fetchOne(db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [id.rawValue]) else {
-                return "there is no job \(id)"
-            }
-            let state = DurableJobState(rawValue: raw)
-            guard let state, state.rawValue > DurableJobState.succeeded.rawValue else {
-                return "job \(id) is \(state.map(String.init(describing:)) ?? "unknown"): only a failed, cancelled or skipped job is discarded"
-            }
-            if let run = try Int64.fetchOne(db, sql: "SELECT run FROM run_jobs WHERE job = ?", arguments: [id.rawValue]) {
-                return "job \(id) is a job of run #\(run): it stays with its run"
-            }
+            let raw = try Int.fetchOne(db, sql: "SELECT state FROM jobs WHERE id = ?", arguments: [id.rawValue])
+            if let refused = ConsoleRefusal.discard(id, state: raw) { return refused }
+            let run = try Int64.fetchOne(db, sql: "SELECT run FROM run_jobs WHERE job = ?", arguments: [id.rawValue])
+            if let refused = ConsoleRefusal.discard(id, run: run) { return refused }
             try db.execute(sql: "DELETE FROM needs WHERE need = ? OR job = ?", arguments: [id.rawValue, id.rawValue])
             try db.execute(sql: "DELETE FROM jobs WHERE id = ?", arguments: [id.rawValue])
             return nil

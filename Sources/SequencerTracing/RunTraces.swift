@@ -21,19 +21,6 @@ public import Tracing
 /// Jobs that never started (skipped, cancelled before they started) have no span; the root
 /// counts them in `sequencer.run.not_started`.
 public enum RunTraces {
-    /// The attributes' names.
-    public enum Attribute {
-        public static let runStatus = "sequencer.run.status"
-        public static let runJobs = "sequencer.run.jobs"
-        public static let notStarted = "sequencer.run.not_started"
-        public static let criticalPath = "sequencer.run.critical_path_ms"
-        public static let jobID = "sequencer.job.id"
-        public static let jobStatus = "sequencer.job.status"
-        public static let attempts = "sequencer.job.attempts"
-        public static let restored = "sequencer.job.restored"
-        public static let critical = "sequencer.job.critical"
-    }
-
     /// Reports `report` as spans.
     /// - Parameters:
     ///   - name: The run's name in the root span's: a workflow's name (a handful per app).
@@ -51,10 +38,10 @@ public enum RunTraces {
         let outcomes = Array(report.outcomes)
         let critical = Set(report.criticalPath)
         let root = Self.begin(tracer, "run \(name)", at: start, context: context)
-        root.attributes[Attribute.runStatus] = report.status.rawValue
-        root.attributes[Attribute.runJobs] = outcomes.count
-        root.attributes[Attribute.notStarted] = outcomes.filter { $0.startedAt == nil }.count
-        root.attributes[Attribute.criticalPath] = Int((report.criticalPathSteps.last?.endedAt ?? .zero).nanoseconds / 1_000_000)
+        root.attributes[SpanAttributes.runStatus] = report.status.rawValue
+        root.attributes[SpanAttributes.runJobs] = outcomes.count
+        root.attributes[SpanAttributes.notStarted] = outcomes.filter { $0.startedAt == nil }.count
+        root.attributes[SpanAttributes.criticalPath] = Int((report.criticalPathSteps.last?.endedAt ?? .zero).nanoseconds / 1_000_000)
         if report.status != .succeeded { root.setStatus(SpanStatus(code: .error, message: "the run \(report.status.rawValue)")) }
 
         var contexts: [JobID: ServiceContext] = [:]
@@ -64,11 +51,11 @@ public enum RunTraces {
             guard let started = job.startedAt else { continue }
             let parent = job.parent.flatMap { contexts[$0] } ?? root.context
             let span = Self.begin(tracer, "job \(job.id)", at: start + started.nanoseconds, context: parent)
-            span.attributes[Attribute.jobID] = job.id.rawValue
-            span.attributes[Attribute.jobStatus] = job.status.rawValue
-            span.attributes[Attribute.attempts] = job.attempts
-            if job.restored { span.attributes[Attribute.restored] = true }
-            if critical.contains(job.id) { span.attributes[Attribute.critical] = true }
+            span.attributes[SpanAttributes.jobID] = job.id.rawValue
+            span.attributes[SpanAttributes.jobStatus] = job.status.rawValue
+            span.attributes[SpanAttributes.attempts] = job.attempts
+            if job.restored { span.attributes[SpanAttributes.restored] = true }
+            if critical.contains(job.id) { span.attributes[SpanAttributes.critical] = true }
             if job.status == .failed || job.status == .timedOut {
                 if let error = job.error { span.recordError(error) }
                 span.setStatus(SpanStatus(code: .error, message: job.error.map { "\($0)" } ?? job.status.rawValue))

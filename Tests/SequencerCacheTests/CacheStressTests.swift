@@ -93,13 +93,13 @@ import Testing
         _ backend: Backend, _ store: any CacheStore, _ collect: @escaping @Sendable () async throws -> Void,
         _ files: TemporaryDirectory
     ) async throws {
-        let asked = ProcessInfo.processInfo.environment["SEQUENCER_STRESS_ROUNDS"].flatMap { Int($0) }
-        let rounds = asked ?? 1
-        let perRound = asked == nil ? 300 : 1_000
-        // In a step of its own, a minute without a look-up is a hang. With the other suites
-        // (under the sanitizer, a million-job validation holds both of Swift's pool threads
-        // for minutes), the first look-up can wait that long: CI's run 42 stopped so.
-        let watchdog = Watchdog("cache stress (\(backend))", stall: .seconds(asked == nil ? 600 : 60))
+        let size = StressSize.current
+        let rounds = size.rounds ?? 1
+        let perRound = size.isLongForm ? 1_000 : 300
+        // With the other suites (under the sanitizer, a million-job validation holds both of
+        // Swift's pool threads for minutes), the first look-up can wait long: CI's run 42
+        // stopped so. StressSize allows for it.
+        let watchdog = Watchdog("cache stress (\(backend))", stall: size.stall)
         defer { watchdog.stop() }
         let warnings = Mutex<[String]>([])
         // Each runner is a checkout of its own, at its own path: the keys are the same.

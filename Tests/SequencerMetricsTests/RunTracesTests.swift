@@ -33,8 +33,8 @@ import Tracing
         #expect(root.parentSpanID == nil)
         #expect(root.endInstant.nanosecondsSinceEpoch == 1_800_000_000 * 1_000_000_000)
         #expect(root.endInstant.nanosecondsSinceEpoch - root.startInstant.nanosecondsSinceEpoch == UInt64(report.duration.components.seconds * 1_000_000_000 + report.duration.components.attoseconds / 1_000_000_000))
-        #expect(root.attributes[RunTraces.Attribute.runStatus]?.toSpanAttribute() == .string("failed"))
-        #expect(root.attributes[RunTraces.Attribute.notStarted]?.toSpanAttribute() == .int64(1), "render never started")
+        #expect(root.attributes[SpanAttributes.runStatus]?.toSpanAttribute() == .string("failed"))
+        #expect(root.attributes[SpanAttributes.notStarted]?.toSpanAttribute() == .int64(1), "render never started")
         #expect(root.status?.code == .error)
 
         let jobs = Dictionary(uniqueKeysWithValues: spans.filter { $0.operationName.hasPrefix("job ") }.map { ($0.operationName, $0) })
@@ -54,13 +54,13 @@ import Tracing
         let parse = try #require(jobs["job parse"])
         #expect(parse.status?.code == .error)
         #expect(parse.errors.count == 1)
-        #expect(parse.attributes[RunTraces.Attribute.jobStatus]?.toSpanAttribute() == .string("failed"))
+        #expect(parse.attributes[SpanAttributes.jobStatus]?.toSpanAttribute() == .string("failed"))
         #expect(try #require(jobs["job fetch"]).startInstant.nanosecondsSinceEpoch <= parse.startInstant.nanosecondsSinceEpoch)
         #expect(jobs["job log"]?.status == nil)
         let critical = Set(report.criticalPath.map { "job \($0)" })
         #expect(!critical.isEmpty)
         for (name, span) in jobs {
-            let marked = span.attributes[RunTraces.Attribute.critical]?.toSpanAttribute() == .bool(true)
+            let marked = span.attributes[SpanAttributes.critical]?.toSpanAttribute() == .bool(true)
             #expect(marked == critical.contains(name), "\(name) on the critical path \(critical)")
         }
     }

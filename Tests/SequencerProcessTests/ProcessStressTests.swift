@@ -18,18 +18,18 @@ import Testing
 @Suite struct ProcessStressTests {
     @Test("thousands of short processes, 32 at a time, are all reported by their exit events")
     func thousandsOfShortProcesses() async throws {
-        let asked = ProcessInfo.processInfo.environment["SEQUENCER_STRESS_ROUNDS"].flatMap { Int($0) }
-        let rounds = asked ?? 1
-        let perRound = asked == nil ? 200 : 1_000
+        let size = StressSize.current
+        let rounds = size.rounds ?? 1
+        let perRound = size.isLongForm ? 1_000 : 200
         let width = 32
         let directory = try TemporaryDirectory(prefix: "sequencer-stress")
         defer { directory.remove() }
         let runner = ProcessRunner()
         let command = ProcessCommand(arguments: ["/bin/true"], environment: ["PATH": testPath], directory: directory.path)
         let sweptBefore = sweptExits
-        // With the other suites (no SEQUENCER_STRESS_ROUNDS), a loaded machine can hold every
-        // thread of the pool for a minute: only a longer stall there is a hang (CI run 48).
-        let watchdog = Watchdog("process stress", stall: .seconds(asked == nil ? 180 : 60))
+        // With the other suites, a loaded machine can hold every thread of the pool for a
+        // minute (CI run 48): StressSize allows for it.
+        let watchdog = Watchdog("process stress", stall: size.stall)
         defer { watchdog.stop() }
         for round in 0..<rounds {
             let next = Counter()

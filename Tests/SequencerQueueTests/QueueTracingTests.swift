@@ -3,6 +3,7 @@ import InMemoryTracing
 import Sequencer
 import SequencerTestHelpers
 import SequencerTestSupport
+import SequencerTracing
 import Testing
 import Tracing
 @testable import SequencerQueue
@@ -43,10 +44,10 @@ struct QueueTracingTests {
         #expect(attempt.kind == .consumer)
         #expect(attempt.traceID == produced.traceID && attempt.parentSpanID == produced.spanID, "the producer's trace, from another tracer")
         #expect(attempt.links.count == 1)
-        #expect(attempt.attributes[QueueSpanAttributes.jobID]?.toSpanAttribute() == .int64(id.rawValue))
-        #expect(attempt.attributes[QueueSpanAttributes.attempt]?.toSpanAttribute() == .int64(1))
-        #expect(attempt.attributes[QueueSpanAttributes.kind]?.toSpanAttribute() == .string("upload"))
-        #expect(attempt.attributes[QueueSpanAttributes.lane]?.toSpanAttribute() == .string("net"))
+        #expect(attempt.attributes[SpanAttributes.jobID]?.toSpanAttribute() == .int64(id.rawValue))
+        #expect(attempt.attributes[SpanAttributes.attempt]?.toSpanAttribute() == .int64(1))
+        #expect(attempt.attributes[SpanAttributes.kind]?.toSpanAttribute() == .string("upload"))
+        #expect(attempt.attributes[SpanAttributes.lane]?.toSpanAttribute() == .string("net"))
         #expect(attempt.status == nil && attempt.errors.isEmpty)
         #expect(innerTraceID.withLock { $0 } == produced.traceID)
         let inner = try #require(workerTracer.finishedSpans.first { $0.operationName == "inner" })
@@ -70,7 +71,7 @@ struct QueueTracingTests {
         }
         let produced = tracer.finishedSpans.filter { $0.kind == .producer }
         #expect(produced.map(\.operationName) == ["enqueue"], "one span for the batch of two kinds")
-        #expect(produced.first?.attributes[QueueSpanAttributes.count]?.toSpanAttribute() == .int64(2))
+        #expect(produced.first?.attributes[SpanAttributes.count]?.toSpanAttribute() == .int64(2))
         let attempt = try #require(tracer.finishedSpans.first { $0.operationName == "job fail" })
         #expect(attempt.status?.code == .error && attempt.errors.count == 1)
         #expect(attempt.traceID == produced.first?.traceID)

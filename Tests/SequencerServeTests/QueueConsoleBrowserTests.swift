@@ -37,7 +37,7 @@ extension BrowserTests {
             let parked = try await queue.enqueue("parked", "nobody runs this kind")
             let settled = await eventually {
                 let failed = (try? await store.jobs(in: [.failed], after: nil, limit: 10).count) ?? 0
-                let workers = (try? await store.workers(now: Self.now()).count) ?? 0
+                let workers = (try? await store.workers(now: QueueClock.wallNow()).count) ?? 0
                 return failed == 2 && workers == 1 && greeted.withLock(\.count) == 3
             }
             try #require(settled, "the flaky jobs fail, the greetings run and the worker beats")
@@ -150,7 +150,6 @@ extension BrowserTests {
         var description: String { "flaky \(number) failed" }
     }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// The job IDs of a table's rows, in order.
     static func rows(_ browser: Browser, _ table: String) async throws -> [String] {

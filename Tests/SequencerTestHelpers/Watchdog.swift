@@ -10,7 +10,8 @@ import Sequencer
 
 /// Ends a stress test that stops making progress: when ``progress()`` has not been called for
 /// `stall`, it prints what it was told, every thread's stack (from `gdb`, where installed) and
-/// this process's children, then exits the process with status 1.
+/// this process's children, kills those children and theirs, then exits the process with
+/// status 1.
 ///
 /// A hung run cannot be failed from inside: the task that would record the failure is the one
 /// that waits for ever. So the watchdog is a thread of its own, outside Swift's pool (which a hang
@@ -71,14 +72,29 @@ public final class Watchdog: Sendable {
         print("WATCHDOG: the children of process \(pid):")
         run("/bin/sh", ["-c", "ps -o pid,stat,wchan:24,args --ppid \(pid) || ls /proc/\(pid)/task"])
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+            // Bounded: a gdb that cannot unwind a thread must not keep the process stopped.
             print("WATCHDOG: every thread's stack:")
-            run("/usr/bin/gdb", ["-p", "\(pid)", "-batch", "-nx", "-ex", "thread apply all bt"])
+            run("/bin/sh", ["-c", "timeout -s KILL 120 /usr/bin/gdb -p \(pid) -batch -nx -ex 'thread apply all bt'"])
         } else {
             print("WATCHDOG: no /usr/bin/gdb for the stacks; each thread's system call:")
             run("/bin/sh", ["-c", "for t in /proc/\(pid)/task/*; do echo \"$t $(cat $t/comm) $(cat $t/syscall)\"; done"])
         }
+        killDescendants(of: pid)
         fflush(nil)
         exit(1)
+    }
+
+    /// Kills every process under this one, deepest first. The tests' children (workers,
+    /// servers, shells) sit in process groups of their own and would outlive the test process,
+    /// holding its output open: `swift test` then waits for ever (CI run 50).
+    private static func killDescendants(of pid: pid_t) {
+        let script = """
+            me=$$
+            tree() { for c in $(ps -o pid= --ppid "$1"); do [ "$c" = "$me" ] && continue; tree "$c"; kill -KILL "$c" 2>/dev/null; done; }
+            tree \(pid)
+            """
+        print("WATCHDOG: killing the children of process \(pid)")
+        run("/bin/sh", ["-c", script])
     }
 
     /// Runs a program to its end, its output to this process's.

@@ -18,7 +18,7 @@ extension Server {
                 return try await act(action, request, context) { console, _ in
                     let problem: String? =
                         switch action {
-                        case "retry": try await console.retry(id, now: Self.nowMilliseconds())
+                        case "retry": try await console.retry(id, now: QueueClock.wallNow())
                         case "discard": try await console.discard(id)
                         default: try await Self.cancel(id, in: console)
                         }
@@ -34,7 +34,7 @@ extension Server {
     private func queuePage(_ request: Request) async throws -> Response {
         guard let console else { return Self.plain(.notFound, "The queue page needs a queue: sequencer serve --queue LOCATION.\n") }
         let before = Query(request.uri.query)["failed_before"].flatMap(Int64.init).map(DurableJobID.init)
-        let snapshot = try await read { try await QueueSnapshot.read(console, now: Self.nowMilliseconds(), failedBefore: before) }
+        let snapshot = try await read { try await QueueSnapshot.read(console, now: QueueClock.wallNow(), failedBefore: before) }
         let location = (history as? QueueHistory)?.location ?? ""
         return Self.html(QueuePage(snapshot: snapshot, location: location).html(token: options.token))
     }
@@ -57,7 +57,7 @@ extension Server {
         }
         let browser = request.headers[.userAgent].map { " (\(String($0.prefix(120))))" } ?? ""
         let entry = QueueAction(
-            at: Self.nowMilliseconds(), action: name, job: job, who: Self.operator + browser, address: context.remoteAddress,
+            at: QueueClock.wallNow(), action: name, job: job, who: Self.operator + browser, address: context.remoteAddress,
             result: problem ?? "done")
         try await read { try await console.record(entry) }
         if let problem { return Self.plain(.conflict, problem + "\n") }
@@ -66,7 +66,7 @@ extension Server {
 
     /// A live job's cancel: one waiting or available ends now, a running one is asked to stop.
     private static func cancel(_ id: DurableJobID, in console: any QueueConsole) async throws -> String? {
-        switch try await console.cancel(id, now: nowMilliseconds()) {
+        switch try await console.cancel(id, now: QueueClock.wallNow()) {
         case nil: "there is no job \(id)"
         case .cancelled?, .running?: nil
         case let state?: "job \(id) has ended (\(state)): nothing to cancel"
@@ -75,7 +75,7 @@ extension Server {
 
     /// Enqueues a job of a kind that a live worker runs, with the form's JSON input and key.
     private func enqueue(_ form: Query, in console: any QueueConsole) async throws -> (DurableJobID?, String?) {
-        let now = Self.nowMilliseconds()
+        let now = QueueClock.wallNow()
         guard let kind = form["kind"] else { return (nil, "name the kind of job to enqueue") }
         let kinds = Set(try await console.workers(now: now).flatMap(\.kinds))
         guard kinds.contains(kind) else { return (nil, "no worker alive runs jobs of kind '\(kind)'") }
@@ -101,6 +101,4 @@ extension Server {
         let name = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.userName
         return "\(name)@\(ProcessInfo.processInfo.hostName)"
     }()
-
-    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }
