@@ -145,8 +145,9 @@ let package = Package(
             dependencies: ["Sequencer", "SequencerProcess", "SequencerHistory", "SequencerJournal", "SequencerCache", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "SequencerCommand",
+        // The command line's commands, a library so that `sequencer` and `sequencer-otel` share them.
+        .target(
+            name: "SequencerCommandLine",
             dependencies: [
                 "SequencerQueueSQLite",
                 "Sequencer",
@@ -167,6 +168,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `sequencer` itself: its main calls SequencerCommandLine.
+        .executableTarget(name: "SequencerCommand", dependencies: ["SequencerCommandLine"], swiftSettings: strict),
         // The local web page (`sequencer serve`), in a binary of its own: `sequencer` itself
         // does not link Hummingbird, and `sequencer serve` starts `sequencer-serve`.
         .target(

@@ -5,7 +5,14 @@ import Sequencer
 import SequencerNinja
 import SequencerWorkflowFile
 
-@main
+/// The `sequencer` command line, for the binaries that run it (`sequencer`, `sequencer-otel`).
+public enum CommandLineProgram {
+    /// Runs the command that the process's arguments name, and returns the process's exit
+    /// status; the caller exits with it (`sequencer-otel` first sends the spans it holds).
+    public static func status() async -> Int32 { await SequencerCLI.status() }
+}
+
+/// The root command.
 struct SequencerCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sequencer",
@@ -24,37 +31,46 @@ struct SequencerCLI: AsyncParsableCommand {
         defaultSubcommand: RunCommand.self
     )
 
-    /// Like the library's `main`, but bad arguments exit with 2 (the documented status for
-    /// invalid input) instead of argument-parser's 64.
-    static func main() async {
+    /// Runs the command the process's arguments name, and returns the process's exit status:
+    /// as argument-parser's `main`, but bad arguments are 2 (the documented status for invalid
+    /// input) instead of argument-parser's 64.
+    static func status() async -> Int32 {
         // ninja's command line is ninja's, not argument-parser's: `ninja` (a link to this
         // binary) and `sequencer ninja` hand every argument to ninja mode as they are.
         let arguments = CommandLine.arguments
         if arguments.first.map({ $0.split(separator: "/").last == "ninja" }) == true {
-            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst()), endsProcess: true, openCache: CacheStores.open))
+            return await NinjaMain.run(arguments: Array(arguments.dropFirst()), endsProcess: true, openCache: CacheStores.open)
         }
         if arguments.count > 1, arguments[1] == "ninja" {
-            Foundation.exit(await NinjaMain.run(arguments: Array(arguments.dropFirst(2)), endsProcess: true, openCache: CacheStores.open))
+            return await NinjaMain.run(arguments: Array(arguments.dropFirst(2)), endsProcess: true, openCache: CacheStores.open)
         }
         // Answered before the parser, which reflects over every command's options (about 2 ms,
         // a third of the process's life): what scripts and package managers call most.
         if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
             print(configuration.version)
-            return
+            return ExitStatus.succeeded
         }
         do {
-            if try await UpToDateShortcut.endsBeforeParsing(Array(CommandLine.arguments.dropFirst())) { return }
+            if try await UpToDateShortcut.endsBeforeParsing(Array(CommandLine.arguments.dropFirst())) { return ExitStatus.succeeded }
             var command = try await asyncParseAsRoot(nil)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+            return ExitStatus.succeeded
         } catch {
+            // What argument-parser's `exit(withError:)` prints, without exiting.
             let code = exitCode(for: error)
-            guard code == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(ExitStatus.invalid)
+            let message = fullMessage(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+                return ExitStatus.invalid
+            }
+            if !message.isEmpty {
+                if code == .success { print(message) } else { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            }
+            return code.rawValue
         }
     }
 }
