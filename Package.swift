@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "SequencerTracing", targets: ["SequencerTracing"]),
         .executable(name: "sequencer", targets: ["SequencerCommand"]),
         .executable(name: "sequencer-serve", targets: ["SequencerServeCommand"]),
+        .executable(name: "sequencer-otel", targets: ["SequencerOTelCommand"]),
         .executable(name: "sequencer-bench", targets: ["sequencer-bench"]),
         .executable(name: "startup-example", targets: ["StartupExample"]),
         .executable(name: "notification-example", targets: ["NotificationExample"]),
@@ -45,6 +46,9 @@ let package = Package(
         .executable(name: "queue-crash-worker", targets: ["QueueCrashWorker"]),
         .executable(name: "queue-peer", targets: ["QueuePeer"]),
     ],
+    // `OpenTelemetry` (on by default) builds `sequencer-otel` with swift-otel; without it
+    // (`--disable-default-traits`, as CI's sanitized pass builds), that binary only says so.
+    traits: [.default(enabledTraits: ["OpenTelemetry"]), .trait(name: "OpenTelemetry", description: "sequencer-otel exports traces over OTLP")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -62,6 +66,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // OTLP over HTTP only: its gRPC exporter would add minutes to every first build.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .target(
@@ -163,6 +169,7 @@ let package = Package(
                 "SequencerPostgres",
                 "SequencerNinja",
                 "SequencerMetrics",
+                "SequencerTracing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -170,6 +177,19 @@ let package = Package(
         ),
         // `sequencer` itself: its main calls SequencerCommandLine.
         .executableTarget(name: "SequencerCommand", dependencies: ["SequencerCommandLine"], swiftSettings: strict),
+        // `sequencer-otel`: the same commands, with swift-otel bootstrapped, so that `--otel`
+        // exports their spans (`sequencer run --otel` starts it); a binary of its own, as
+        // swift-otel adds minutes to a first build.
+        .executableTarget(
+            name: "SequencerOTelCommand",
+            dependencies: [
+                "SequencerCommandLine",
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The local web page (`sequencer serve`), in a binary of its own: `sequencer` itself
         // does not link Hummingbird, and `sequencer serve` starts `sequencer-serve`.
         .target(

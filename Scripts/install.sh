@@ -3,15 +3,22 @@
 # Foundation linked in (--static-swift-stdlib, so the binaries run without a Swift toolchain),
 # linked for a quick start, stripped, and copied to PREFIX/bin.
 #
-#   Scripts/install.sh [PREFIX]
+#   Scripts/install.sh [--otel] [PREFIX]
 #
+# With --otel, `sequencer-otel` too (what `run --otel` and `worker --otel` start): swift-otel adds
+# a few minutes to the build.
 # PREFIX is /usr/local when run as root, else ~/.local. Nothing else is done: no shell
 # completions (see Docs/CommandLine.md), no change to the PATH. A binary already there is replaced
 # whole (a new file renamed over it), so a running one is not disturbed.
 set -euo pipefail
 
+products=(sequencer sequencer-serve)
+if [ "${1:-}" = "--otel" ]; then
+    products+=(sequencer-otel)
+    shift
+fi
 if [ "$#" -gt 1 ] || [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
-    echo "usage: $0 [PREFIX]   (default: /usr/local as root, else ~/.local)" >&2
+    echo "usage: $0 [--otel] [PREFIX]   (default: /usr/local as root, else ~/.local)" >&2
     exit 2
 fi
 if [ "$#" = 1 ]; then
@@ -27,7 +34,6 @@ cd "$(dirname "$0")/.."
 # half the page faults) with no symbol exported (Scripts/local-symbols.map): `sequencer
 # --version` starts in about 0.7 of the time (see Docs/Performance.md).
 link=(-Xlinker -no-pie -Xlinker "--version-script=$PWD/Scripts/local-symbols.map")
-products=(sequencer sequencer-serve)
 for product in "${products[@]}"; do
     swift build -c release --static-swift-stdlib "${link[@]}" --product "$product"
 done

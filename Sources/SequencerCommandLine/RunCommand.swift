@@ -57,6 +57,10 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "After the run, wait; when an input changes, run again what it affects. Ctrl-C ends it.")
     var watch = false
 
+    @Flag(help: ArgumentHelp(
+        "Export the run as OpenTelemetry spans over OTLP/HTTP (to $OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318), through sequencer-otel."))
+    var otel = false
+
     @Option(help: ArgumentHelp(
         "With --watch, how long changes must be quiet before a run starts (default: $SEQUENCER_DEBOUNCE, or 100ms).",
         valueName: "duration"))
@@ -88,6 +92,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     private func runWorkflow() async throws {
+        if otel { try Telemetry.handOverUnlessExporting() }
         signal(SIGPIPE, SIG_IGN)
         let named = targets.named
         try named.checkDefaultFileExists()
@@ -137,9 +142,11 @@ struct RunCommand: AsyncParsableCommand {
         ProcessLifetime.keep([loaded, workflowFile])
         if let location = queue.location {
             let session = try await QueueLocation.session(location, json: execution.json, output: output)
-            return try await session.follow(try await session.submit(workflowFile, force: execution.force))
+            let run = { try await session.follow(try await session.submit(workflowFile, force: execution.force)) }
+            return try await otel ? Telemetry.tracing(workflowFile, run) : run()
         }
         var session = RunSession(file: workflowFile, settings: settings, output: output)
+        if otel { session.ended = Telemetry.reporter(for: workflowFile) }
         try session.checkInputs(in: loaded)
         if everyJob, let digests, UpToDateState.canDescribe(loaded, pathsUseVariables: unexpanded.pathsUseVariables) {
             session.stateSource = digests

@@ -65,6 +65,10 @@ struct WorkerCommand: AsyncParsableCommand {
         valueName: "address"))
     var metrics: String?
 
+    @Flag(help: ArgumentHelp(
+        "Export each attempt as an OpenTelemetry span over OTLP/HTTP (to $OTEL_EXPORTER_OTLP_ENDPOINT), in the trace of the run that submitted it, through sequencer-otel."))
+    var otel = false
+
     @OptionGroup(title: "Cache")
     var cache: CacheOptions
 
@@ -79,6 +83,7 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if otel { try Telemetry.handOverUnlessExporting() }
         signal(SIGPIPE, SIG_IGN)
         guard let location = QueueOptions.location(queueLocation) else {
             throw ValidationError("give the queue with --queue LOCATION, or in SEQUENCER_QUEUE")

@@ -46,6 +46,8 @@ package struct RunSession {
     /// Only these jobs run; the others are skipped as up to date (nil: every job may run).
     /// A watch sets it to the jobs a change affects and the jobs that depend on them.
     package var only: Set<String>?
+    /// Told the run's report as soon as the run ends (`--otel` reports its spans).
+    package var ended: (@Sendable (RunReport) -> Void)?
 
     /// Runs the jobs, stopping them on SIGINT or SIGTERM.
     /// - Throws: ``RunnerError``: `.failed` when a job did not succeed, `.interrupted` after a
@@ -139,6 +141,7 @@ package struct RunSession {
         }
         await progress.follow(events, shell: shell)
         let report = await run.report()
+        ended?(report)
         stopSignals()
         output.log.debug("finished", metadata: [
             "status": "\(report.status)", "duration": "\(report.duration)", "globWalks": "\(expansions.walks)",
