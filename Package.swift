@@ -290,6 +290,9 @@ let package = Package(
             dependencies: [
                 "SequencerQueueSQLite", "SequencerQueue", "SequencerPostgres", "Sequencer",
                 .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

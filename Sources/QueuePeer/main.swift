@@ -24,12 +24,27 @@ import Prometheus
 /// ``DurableQueue/Options/claimAhead`` jobs at least: `QUEUE_PEER_CLAIM_AHEAD=N` in the
 /// environment sets it (the default otherwise, 16). `QUEUE_PEER_METRICS=prometheus` has every
 /// command report its metrics to a Prometheus registry (as `sequencer worker --metrics` does,
-/// unscraped): the metrics' cost against none.
+/// unscraped); `QUEUE_PEER_METRICS=otel` reports metrics and spans through swift-otel, exported
+/// over OTLP/HTTP: their cost against none.
 enum QueuePeer {
     static func run(_ arguments: [String]) async -> Int32 {
-        if ProcessInfo.processInfo.environment["QUEUE_PEER_METRICS"] == "prometheus" {
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+        var stopExporting: (@Sendable () async -> Void)?
+        do {
+            switch ProcessInfo.processInfo.environment["QUEUE_PEER_METRICS"] {
+            case "prometheus": MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+            case "otel": stopExporting = try startOpenTelemetry()
+            default: break
+            }
+        } catch {
+            printError("queue-peer: \(error)")
+            return 1
         }
+        let status = await command(arguments)
+        await stopExporting?()
+        return status
+    }
+
+    static func command(_ arguments: [String]) async -> Int32 {
         do {
             switch (arguments.first, arguments.count) {
             case ("install", 2):
