@@ -7,12 +7,15 @@ import ServiceLifecycle
 extension QueuePeer {
     /// `QUEUE_PEER_METRICS=otel`: metrics and traces through swift-otel, exported over OTLP/HTTP
     /// to `OTEL_EXPORTER_OTLP_ENDPOINT` (`Scripts/otlp-receiver.py --discard` takes them), for
-    /// the cost of both against none. Returns what flushes and stops the exporter.
-    static func startOpenTelemetry() throws -> @Sendable () async -> Void {
+    /// the cost of both against none; `otel-metrics` and `otel-traces` bootstrap one of them.
+    /// Returns what flushes and stops the exporter.
+    static func startOpenTelemetry(metrics: Bool, traces: Bool) throws -> @Sendable () async -> Void {
         #if OpenTelemetry
         var configuration = OTel.Configuration.default
         configuration.serviceName = "queue-peer"
         configuration.logs.enabled = false
+        configuration.metrics.enabled = metrics
+        configuration.traces.enabled = traces
         configuration.traces.otlpExporter.protocol = .httpProtobuf
         configuration.metrics.otlpExporter.protocol = .httpProtobuf
         configuration.diagnosticLogLevel = .error

@@ -25,14 +25,16 @@ import Prometheus
 /// environment sets it (the default otherwise, 16). `QUEUE_PEER_METRICS=prometheus` has every
 /// command report its metrics to a Prometheus registry (as `sequencer worker --metrics` does,
 /// unscraped); `QUEUE_PEER_METRICS=otel` reports metrics and spans through swift-otel, exported
-/// over OTLP/HTTP: their cost against none.
+/// over OTLP/HTTP (`otel-metrics` and `otel-traces`, one of them): their cost against none.
 enum QueuePeer {
     static func run(_ arguments: [String]) async -> Int32 {
         var stopExporting: (@Sendable () async -> Void)?
         do {
             switch ProcessInfo.processInfo.environment["QUEUE_PEER_METRICS"] {
             case "prometheus": MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
-            case "otel": stopExporting = try startOpenTelemetry()
+            case "otel": stopExporting = try startOpenTelemetry(metrics: true, traces: true)
+            case "otel-metrics": stopExporting = try startOpenTelemetry(metrics: true, traces: false)
+            case "otel-traces": stopExporting = try startOpenTelemetry(metrics: false, traces: true)
             default: break
             }
         } catch {
