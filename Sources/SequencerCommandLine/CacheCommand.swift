@@ -208,12 +208,9 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() throws {
             let cache = try location.directory(readOnly: readOnly, creating: true)
-            guard let binary = ProgramLookup.companion("sequencer-serve") else {
-                throw CacheCommand.fail("error: `sequencer cache serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
-            }
-            let argv = [binary, "--cache", cache.path, "--port", "\(port)", "--host", host] + (readOnly ? ["--read-only"] : [])
-            execv(binary, argv.map { strdup($0) } + [nil])
-            throw CacheCommand.fail("error: cannot start \(binary): \(String(cString: strerror(errno)))")
+            let arguments = ["--cache", cache.path, "--port", "\(port)", "--host", host] + (readOnly ? ["--read-only"] : [])
+            _ = HandOver.exec("sequencer-serve", arguments, missing: "error: `sequencer cache serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
+            throw ExitCode(ExitStatus.invalid)   // the cache's commands say every failure with 2
         }
     }
 

@@ -15,14 +15,6 @@ struct ServeCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        guard let binary = ProgramLookup.companion("sequencer-serve") else {
-            printError("error: `sequencer serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
-            throw ExitCode(ExitStatus.invalid)
-        }
-        let argv = [binary] + arguments
-        let cArguments = argv.map { strdup($0) } + [nil]
-        execv(binary, cArguments)
-        printError("error: cannot start \(binary): \(String(cString: strerror(errno)))")
-        throw ExitCode(ExitStatus.failed)
+        throw HandOver.exec("sequencer-serve", arguments, missing: "error: `sequencer serve` needs the sequencer-serve binary beside sequencer or on the PATH (swift build --product sequencer-serve builds it)")
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sequencer
-import SequencerProcess
+import SequencerRunner
 import SequencerTracing
 import SequencerWorkflowFile
 import Tracing
@@ -22,31 +22,19 @@ public enum Telemetry {
     /// - Throws: `ExitCode(2)` when `sequencer-otel` is not beside this binary or on the `PATH`.
     static func handOverUnlessExporting() throws {
         guard !isExporting else { return }
-        guard let binary = ProgramLookup.companion("sequencer-otel") else {
-            printError("error: --otel needs the sequencer-otel binary beside sequencer or on the PATH (swift build --product sequencer-otel builds it; Scripts/install.sh installs it)")
-            throw ExitCode(ExitStatus.invalid)
-        }
-        let argv = [binary] + CommandLine.arguments.dropFirst()
-        let cArguments = argv.map { strdup($0) } + [nil]
-        execv(binary, cArguments)
-        printError("error: cannot start \(binary): \(String(cString: strerror(errno)))")
-        throw ExitCode(ExitStatus.failed)
+        throw HandOver.exec("sequencer-otel", Array(CommandLine.arguments.dropFirst()), missing: "error: --otel needs the sequencer-otel binary beside sequencer or on the PATH (swift build --product sequencer-otel builds it; Scripts/install.sh installs it)")
     }
 
-    /// The name of a workflow's runs in their root spans: its directory's, as a queue names it.
-    static func runName(of file: WorkflowFile) -> String {
-        URL(fileURLWithPath: file.path).standardizedFileURL.deletingLastPathComponent().lastPathComponent
-    }
-
-    /// Reports a local run's spans once it ended (``RunTraces``).
+    /// Reports a local run's spans once it ended (``RunTraces``), named as a queue names the
+    /// workflow: by its file's directory.
     static func reporter(for file: WorkflowFile) -> @Sendable (RunReport) -> Void {
-        let name = runName(of: file)
+        let name = QueueShellJob.workflowName(of: file)
         return { report in RunTraces.record(report, name: name) }
     }
 
     /// Runs `body` (a queue's run submitted and followed) in a root span, `run NAME`: the jobs'
     /// enqueueing is its child, and each attempt's span, on any worker, the enqueueing's.
     static func tracing<T>(_ file: WorkflowFile, _ body: () async throws -> T) async throws -> T {
-        try await withSpan("run \(runName(of: file))", ofKind: .internal) { _ in try await body() }
+        try await withSpan("run \(QueueShellJob.workflowName(of: file))", ofKind: .internal) { _ in try await body() }
     }
 }
