@@ -129,7 +129,7 @@ struct JobQueueTests {
         #expect(calls.withLock { $0 } == 2)
         queue.close()
         _ = try #require(await BoundedWait.value { await queue.report() })
-        #expect(queue.core.state.withLock { $0.scheduler.coalescing.keys.isEmpty })
+        #expect(queue.core.state.withLock { $0.scheduler.keysInUse.isEmpty })
     }
 
     @Test func cancellingAQueuedJobSkipsWhatNeedsIt() async throws {

@@ -112,9 +112,9 @@ public struct Workflow: Sendable {
     /// set the same options share one entry.
     var optionRefs: [Int32] = []
     var optionSets: [JobOptions] = []
-    /// Each job's coalescing key, kept apart from its options so that jobs with keys of their
-    /// own still share one options entry; empty while no job has a key.
-    var coalescingKeys: [String?] = []
+    /// The jobs' coalescing keys, by number, kept apart from their options so that jobs with keys
+    /// of their own still share one options entry.
+    var keys = InternedKeys()
     var lanes: [LaneDefinition] = []
     var laneIndex: [String: Int32] = [:]
 
@@ -232,7 +232,7 @@ public struct Workflow: Sendable {
         Self.set(&explicitLanes, job, request.lane.map { laneSlot($0) } ?? -1, default: -1)
         Self.set(&valueFlags, job, request.hasValue, default: false)
         var ref: Int32 = -1
-        Self.set(&coalescingKeys, job, request.options?.coalesce, default: nil)
+        keys.add(request.options?.coalesce, job: job, type: request.options?.valueType)
         if var options = request.options {
             options.coalesce = nil
             // Compared in place: `last` would copy the options (and retain what they hold).

@@ -5,8 +5,11 @@
 /// (``retain(_:)`` / ``release(_:)``): once none is left the key is forgotten, and the next job
 /// with it runs the work again. So a queue keeps no key it no longer needs.
 struct Coalescing {
-    /// The keys in use, by name.
-    private(set) var keys: [String: CoalescingKey]
+    /// The workflow's keys, numbered when its jobs were added.
+    private let planKeys: InternedKeys
+    /// The keys in use, by name: built from `planKeys` the first time a job added at run time has
+    /// a key, so that a run whose keys are all the workflow's hashes none of them again.
+    private var byName: [String: CoalescingKey]?
     /// Each key's run, by key number; empty while no job has a key.
     private var runs: [CoalescedRun?]
     /// A queue's count of unfinished jobs per key number, and each key's name.
@@ -15,9 +18,18 @@ struct Coalescing {
     /// Key numbers free for reuse (a queue's forgotten keys).
     private var free: [Int32] = []
 
-    init(keys: [String: CoalescingKey]) {
-        self.keys = keys
-        runs = [CoalescedRun?](repeating: nil, count: keys.count)
+    init(keys: InternedKeys) {
+        planKeys = keys
+        runs = [CoalescedRun?](repeating: nil, count: keys.names.count)
+    }
+
+    /// The keys in use, by name; `ids` are the plan's job IDs.
+    func keys(ids: [JobID]) -> [String: CoalescingKey] { byName ?? planKeys.byName(ids: ids) }
+
+    /// The key named `key`, if a job used it; `ids` are the plan's job IDs.
+    mutating func known(_ key: String, ids: [JobID]) -> CoalescingKey? {
+        if byName == nil { byName = planKeys.byName(ids: ids) }
+        return byName?[key]
     }
 
     var isEmpty: Bool { runs.isEmpty }
@@ -30,14 +42,14 @@ struct Coalescing {
 
     /// Records a job's use of `key` and returns the key's number.
     /// - Throws: ``WorkflowError`` when an earlier job with the key returns another type.
-    mutating func use(_ key: String, job: JobID, type: ObjectIdentifier?) throws -> Int32 {
-        if let known = keys[key] {
+    mutating func use(_ key: String, job: JobID, type: ObjectIdentifier?, ids: [JobID]) throws -> Int32 {
+        if let known = known(key, ids: ids) {
             try known.check(key, job: job, type: type)
             return known.id
         }
         let number = free.popLast() ?? Int32(runs.count)
         if Int(number) == runs.count { runs.append(nil) }
-        keys[key] = CoalescingKey(id: number, firstJob: job, valueType: type)
+        byName?[key] = CoalescingKey(id: number, firstJob: job, valueType: type)
         return number
     }
 
@@ -56,7 +68,7 @@ struct Coalescing {
     mutating func release(_ number: Int32) -> Bool {
         live[Int(number)] -= 1
         guard live[Int(number)] == 0 else { return false }
-        keys[names[Int(number)]] = nil
+        byName?[names[Int(number)]] = nil
         free.append(number)
         return true
     }

@@ -19,7 +19,7 @@ extension SchedulerState {
                 if let priority { raise(need, to: priority) }
             }
         }
-        jobs[job].remaining = remaining
+        unmetNeeds[job] = remaining
         if let failedNeed {
             end(job, .skipped, FailureRecord(code: .neededJobFailed, underlying: nil, cause: failedNeed))
         } else if case .failure(let cause) = stopReason {

@@ -70,9 +70,7 @@ extension SchedulerState {
         }
 
         // Checked: add it.
-        let child = appendJob(JobState(
-            remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count),
-            priority: max(request.job.priority, jobs[parent].priority)))
+        let child = appendJob(JobState(lane: lane, priority: max(request.job.priority, jobs[parent].priority)))
         added.appendClaimed(
             AddedJob(
                 id: id, body: request.job.body, hasValue: request.job.hasValue,

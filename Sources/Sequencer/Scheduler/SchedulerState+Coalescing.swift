@@ -18,6 +18,10 @@ extension SchedulerState {
         isPlanned(job) ? plan.key(of: Int(job)) : added[job].key
     }
 
+    /// The coalescing keys in use, by name: the workflow's, and those of jobs added since that a
+    /// queue has not forgotten.
+    var keysInUse: [String: CoalescingKey] { coalescing.keys(ids: plan.ids) }
+
     /// A worker took `job`: returns true when it runs its body (it has no key, or leads its
     /// key); false when it joined the key's leader or took its result, needing no worker.
     mutating func lead(_ job: Int32) -> Bool {
@@ -86,8 +90,8 @@ extension SchedulerState {
 
     /// Checks a child's coalescing key: an earlier job with the key returns the same type, and
     /// no ancestor of the child leads the key (the child would wait for its own result).
-    func checkChildKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws {
-        guard let known = coalescing.keys[key] else { return }
+    mutating func checkChildKey(_ key: String, for id: JobID, type: ObjectIdentifier?, parent: Int32) throws {
+        guard let known = coalescing.known(key, ids: plan.ids) else { return }
         try known.check(key, job: id, type: type)
         for ancestor in lineage(from: parent) where coalescing[known.id]?.leader == ancestor {
             throw WorkflowError(
@@ -100,7 +104,7 @@ extension SchedulerState {
     /// Records the use of a key by a child that ``checkChildKey(_:for:type:parent:)`` checked;
     /// returns the key's number.
     mutating func useChildKey(_ key: String, for id: JobID, type: ObjectIdentifier?) throws -> Int32 {
-        let number = try coalescing.use(key, job: id, type: type)
+        let number = try coalescing.use(key, job: id, type: type, ids: plan.ids)
         if keepFinished != nil { coalescing.retain(number, name: key) }
         return number
     }

@@ -43,13 +43,12 @@ extension SchedulerState {
         }
         var key: Int32?
         if let options = request.job.options, let name = options.coalesce {
-            let number = try coalescing.use(name, job: id, type: options.valueType)
+            let number = try coalescing.use(name, job: id, type: options.valueType, ids: plan.ids)
             coalescing.retain(number, name: name)
             key = number
         }
 
-        let job = appendJob(JobState(
-            remaining: 0, lane: lane, firstDependent: Int32(plan.dependents.count), priority: request.job.priority))
+        let job = appendJob(JobState(lane: lane, priority: request.job.priority))
         added.append(
             AddedJob(
                 id: id, body: request.job.body, hasValue: request.job.hasValue,
@@ -148,6 +147,7 @@ extension SchedulerState {
             groups.forget(oldest)
             added.dropOldest(oldest)
             jobs.dropOldest()
+            unmetNeeds.dropOldest()
         }
     }
 }

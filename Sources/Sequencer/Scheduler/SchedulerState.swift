@@ -22,6 +22,10 @@ struct SchedulerState<Waiter> {
 
     // The parts.
     var jobs: JobTable
+    /// How many of each job's needs have not succeeded yet, by job number (a window beside
+    /// `jobs`, appended and dropped with it): 4 bytes a job, so that releasing dependents
+    /// spread over a large run stays within the processor's cache.
+    var unmetNeeds: Window<Int32>
     var ready = ReadyQueue()
     var lanes: [Lane]
     var workers: WorkerSlots<Waiter>
@@ -87,15 +91,15 @@ struct SchedulerState<Waiter> {
         let count = plan.count
         jobs = JobTable((0..<count).map { job in
             JobState(
-                remaining: plan.needStart[job + 1] - plan.needStart[job],
                 lane: plan.lane(of: job).map { Int($0) },
-                firstDependent: plan.dependentStart[job],
+                dependents: plan.dependentStart[job]..<plan.dependentStart[job + 1],
                 priority: plan.priority(of: job))
         })
+        unmetNeeds = Window((0..<count).map { plan.needStart[$0 + 1] - plan.needStart[$0] })
         lanes = plan.lanes.map { Lane(name: $0.name, width: $0.width, ordered: $0.ordered, members: $0.members) }
         added = AddedJobs(first: count)
         values = plan.hasValues ? [(any Sendable)?](repeating: nil, count: count) : []
-        coalescing = Coalescing(keys: plan.coalescingKeys)
+        coalescing = Coalescing(keys: plan.keys)
         counts[.waiting] = count
     }
 
@@ -103,7 +107,7 @@ struct SchedulerState<Waiter> {
 
     /// Queues every job that needs nothing and starts the first workers.
     mutating func begin() -> Actions {
-        for job in jobs.numbers where jobs[job].remaining == 0 {
+        for job in jobs.numbers where unmetNeeds[job] == 0 {
             becomeReady(job)
         }
         return flush()
@@ -229,10 +233,8 @@ struct SchedulerState<Waiter> {
         }
         setPhase(job, .succeeded)
         releaseLane(of: job)
-        if isPlanned(job) {
-            for edge in plan.dependentRange(of: index) {
-                needSucceeded(plan.dependents[edge])
-            }
+        for edge in jobs[job].dependentEdges {
+            needSucceeded(plan.dependents[edge])
         }
         if !added.dependents.isEmpty, let dependents = added.dependents.removeValue(forKey: job) {
             for dependent in dependents { needSucceeded(dependent) }
@@ -240,8 +242,8 @@ struct SchedulerState<Waiter> {
     }
 
     private mutating func needSucceeded(_ dependent: Int32) {
-        jobs[dependent].remaining -= 1
-        if jobs[dependent].remaining == 0, jobs[dependent].phase == .waiting {
+        unmetNeeds[dependent] -= 1
+        if unmetNeeds[dependent] == 0, jobs[dependent].phase == .waiting {
             becomeReady(dependent)
         }
     }
@@ -269,10 +271,8 @@ struct SchedulerState<Waiter> {
     private mutating func skipDependents(of job: Int32) {
         var stack = [job]
         while let current = stack.popLast() {
-            if isPlanned(current) {
-                for edge in plan.dependentRange(of: Int(current)) {
-                    skip(plan.dependents[edge], neededBy: current, into: &stack)
-                }
+            for edge in jobs[current].dependentEdges {
+                skip(plan.dependents[edge], neededBy: current, into: &stack)
             }
             if !added.dependents.isEmpty, let dependents = added.dependents.removeValue(forKey: current) {
                 for dependent in dependents { skip(dependent, neededBy: current, into: &stack) }
@@ -444,6 +444,7 @@ struct SchedulerState<Waiter> {
         counts[state.phase] += 1
         unfinished += 1
         version &+= 1
+        unmetNeeds.append(0)
         return jobs.append(state)
     }
 

@@ -34,10 +34,8 @@ final class Plan: Sendable {
     /// Each job's priority raised to the highest priority of any job that needs it, directly or
     /// not; empty when every job has the default priority.
     private let raisedPriorities: [Priority]
-    /// The coalescing keys used by the workflow's jobs: the first job with each and its result type.
-    let coalescingKeys: [String: CoalescingKey]
-    /// Each job's coalescing key number, or -1; empty when no job has a key.
-    private let keyOfJob: [Int32]
+    /// The coalescing keys used by the workflow's jobs, by number, and each job's key.
+    let keys: InternedKeys
 
     /// Compiles and validates `workflow`.
     /// - Throws: ``WorkflowError`` for an unknown need or lane, a bad option, a cycle, or a
@@ -57,7 +55,8 @@ final class Plan: Sendable {
         needs = try lookup.resolveNeeds(workflow)
         (dependentStart, dependents) = Self.reverse(needStart: needStart, needs: needs, count: count)
         lanes = try Self.compileLanes(workflow)
-        (coalescingKeys, keyOfJob) = try Self.checkOptions(workflow)
+        try Self.checkOptions(workflow)
+        keys = workflow.keys
 
         let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
         let order = try graph.topologicalOrder(ids: ids)
@@ -117,8 +116,7 @@ final class Plan: Sendable {
         valueFlags = plan.valueFlags
         explicitLanes = plan.explicitLanes
         raisedPriorities = plan.raisedPriorities
-        coalescingKeys = plan.coalescingKeys
-        keyOfJob = plan.keyOfJob
+        keys = plan.keys
     }
 
     /// The plan of a queue, which starts with no jobs.
@@ -197,10 +195,7 @@ final class Plan: Sendable {
     }
 
     /// The job's coalescing key number, if it has a key.
-    func key(of job: Int) -> Int32? {
-        guard !keyOfJob.isEmpty, keyOfJob[job] >= 0 else { return nil }
-        return keyOfJob[job]
-    }
+    func key(of job: Int) -> Int32? { keys.key(of: job) }
 
     private static func compileLanes(_ workflow: Workflow) throws -> [Lane] {
         guard !workflow.lanes.isEmpty else { return [] }
@@ -227,9 +222,9 @@ final class Plan: Sendable {
         return lanes
     }
 
-    /// Checks every job's options; returns the coalescing keys and each job's key number. Jobs
-    /// that share an options entry are checked once.
-    private static func checkOptions(_ workflow: Workflow) throws -> ([String: CoalescingKey], [Int32]) {
+    /// Checks every job's options (jobs that share an options entry are checked once), and that
+    /// jobs that share a coalescing key return one type.
+    private static func checkOptions(_ workflow: Workflow) throws {
         var checked = -1
         for (job, ref) in workflow.optionRefs.enumerated() where ref > checked {
             checked = Int(ref)
@@ -237,19 +232,6 @@ final class Plan: Sendable {
                 throw WorkflowError(code: .invalidOption, message: problem, jobs: [workflow.ids[job]])
             }
         }
-        guard !workflow.coalescingKeys.isEmpty else { return ([:], []) }
-        var keys: [String: CoalescingKey] = [:]
-        keys.reserveCapacity(workflow.coalescingKeys.count)
-        var keyOfJob = [Int32](repeating: -1, count: workflow.count)
-        for (job, key) in workflow.coalescingKeys.enumerated() {
-            guard let key else { continue }
-            guard !key.isEmpty else {
-                throw WorkflowError(code: .invalidOption, message: "job '\(workflow.ids[job])' has an empty coalescing key", jobs: [workflow.ids[job]])
-            }
-            // A job with a key has options: its result type, at least.
-            let type = workflow.optionSets[Int(workflow.optionRefs[job])].valueType
-            keyOfJob[job] = try CoalescingKey.check(key, job: workflow.ids[job], type: type, in: &keys)
-        }
-        return (keys, keyOfJob)
+        try workflow.keys.checkTypes(ids: workflow.ids)
     }
 }

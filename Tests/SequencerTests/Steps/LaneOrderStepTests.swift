@@ -37,7 +37,7 @@ import Testing
         let first = Int32.max - 1
         var table = JobTable(base: first)
         let phases: [JobPhase] = [.laneWaiting, .cancelled, .skipped, .waiting, .waiting]
-        for phase in phases { table.append(JobState(remaining: 0, lane: 0, firstDependent: 0, phase: phase, priority: .utility)) }
+        for phase in phases { table.append(JobState(lane: 0, phase: phase, priority: .utility)) }
         let members = (0..<phases.count).map { first &+ Int32($0) }
         var lane = Lane(name: "disk", width: 1, ordered: true, members: members)
         #expect(lane.jobAhead(of: members[3], table) == members[0], "over the two that ended")

@@ -71,7 +71,7 @@ import Testing
             .init(name: "k", id: "k", prefix: "", job: JobRequest(coalesce: "key") { _ in }))
         #expect(addKeyed.wake.map(\.job) == [keyed], "the parked worker takes k")
         #expect(queue.finish(keyed, Self.succeeded(at: 2), slot: worker.slot, generation: worker.generation).worker == .park)
-        #expect(queue.coalescing.keys.isEmpty, "no job that has the key is left")
+        #expect(queue.keysInUse.isEmpty, "no job that has the key is left")
         #expect(queue.job("k") == nil, "k ended and no one reads it: it is forgotten")
     }
 

@@ -54,7 +54,7 @@ import Testing
         let end = queue.finish(first, Self.succeeded(at: 1), slot: leader.slot, generation: leader.generation)
         #expect(queue.jobs[second].phase == .succeeded, "the duplicate ends with its leader")
         #expect(end.worker == .park)
-        #expect(queue.coalescing.keys.isEmpty, "no unfinished job has the key: it is forgotten")
+        #expect(queue.keysInUse.isEmpty, "no unfinished job has the key: it is forgotten")
         // The same key after the first ended is new work: it leads, with a worker of its own.
         let (third, addThird) = try queue.add(Self.job("fetch#3", key: "fetch"))
         #expect(addThird.spawn.map(\.job) == [third])

@@ -45,7 +45,7 @@ import Testing
             problems.append("\(scheduler.jobs.count) jobs kept at the end, keepFinished \(keep)")
         }
         if scheduler.jobs.numbers.contains(where: { scheduler.added[$0].readers != 0 }) { problems.append("a job kept at the end has readers") }
-        if !scheduler.coalescing.keys.isEmpty { problems.append("keys kept at the end: \(scheduler.coalescing.keys.keys.sorted())") }
+        if !scheduler.keysInUse.isEmpty { problems.append("keys kept at the end: \(scheduler.keysInUse.keys.sorted())") }
         if !scheduler.watchers.isEmpty { problems.append("watchers kept at the end: \(scheduler.watchers.keys.sorted())") }
         if !scheduler.added.tickets.isEmpty { problems.append("tickets kept at the end: \(scheduler.added.tickets.keys.sorted())") }
         if !scheduler.added.dependents.isEmpty { problems.append("dependents kept at the end: \(scheduler.added.dependents)") }

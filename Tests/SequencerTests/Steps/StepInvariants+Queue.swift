@@ -41,7 +41,7 @@ extension StepDriver {
             for need in scheduler.needs(of: job) where !jobs.contains(need) {
                 problems.append("\(scheduler.id(of: job)) is \(jobs[job].phase), but its need (job \(need)) was forgotten")
             }
-            if let key = scheduler.key(of: job), !scheduler.coalescing.keys.values.contains(where: { $0.id == key }) {
+            if let key = scheduler.key(of: job), !scheduler.keysInUse.values.contains(where: { $0.id == key }) {
                 problems.append("\(scheduler.id(of: job)) has key \(key), which was forgotten")
             }
         }

@@ -1,10 +1,27 @@
-/// Finds a job's position from its ID: an open-addressing hash table of positions into the
-/// workflow's array of IDs.
+/// A name a ``NameIndex`` can find: a job's ID, or a coalescing key.
+protocol IndexedName: Equatable, Sendable {
+    /// The text that is hashed.
+    var indexedText: String { get }
+}
+
+extension JobID: IndexedName {
+    var indexedText: String { rawValue }
+}
+
+extension String: IndexedName {
+    var indexedText: String { self }
+}
+
+/// Finds a job's position from its ID.
+typealias JobIndex = NameIndex<JobID>
+
+/// Finds a name's position in an array of names (the workflow's job IDs, or its coalescing
+/// keys): an open-addressing hash table of positions into that array.
 ///
 /// Eight bytes a slot at a load of at most one half, instead of a `[JobID: Int32]` dictionary's
-/// copy of every key: about 16 bytes a job rather than about 40, and one probe where a
+/// copy of every key: about 16 bytes a name rather than about 40, and one probe where a
 /// dictionary needs several cache misses.
-struct JobIndex: Sendable {
+struct NameIndex<Name: IndexedName>: Sendable {
     /// Each slot is 0 (empty) or the low 32 bits of the ID's hash above the job's position + 1.
     /// The stored hash bits let a probe skip other IDs, and a rehash place entries, without
     /// reading the IDs themselves: one cache miss to insert a new ID.
@@ -20,7 +37,7 @@ struct JobIndex: Sendable {
     }
 
     /// The position of `id`, or nil.
-    func find(_ id: JobID, in ids: [JobID]) -> Int32? {
+    func find(_ id: Name, in ids: [Name]) -> Int32? {
         guard !slots.isEmpty else { return nil }
         let hash = Self.hash(id)
         var slot = hash & mask
@@ -37,13 +54,13 @@ struct JobIndex: Sendable {
 
     /// Records that `ids[job]` is at `job`. Returns the earlier position when the ID is taken,
     /// and then records nothing.
-    mutating func insert(_ job: Int32, ids: [JobID]) -> Int32? {
+    mutating func insert(_ job: Int32, ids: [Name]) -> Int32? {
         if (count + 1) * 2 > slots.count { rehash(size: max(16, slots.count * 2)) }
         return insert(job, hash: Self.hash(ids[Int(job)]), ids: ids)
     }
 
     /// Inserts with a known hash; the table must have room (see ``reserveCapacity(_:)``).
-    mutating func insert(_ job: Int32, hash: Int, ids: [JobID]) -> Int32? {
+    mutating func insert(_ job: Int32, hash: Int, ids: [Name]) -> Int32? {
         let id = ids[Int(job)]
         let bits = UInt32(truncatingIfNeeded: hash)
         var slot = hash & mask
@@ -95,12 +112,12 @@ struct JobIndex: Sendable {
         }
     }
 
-    /// FNV-1a over the ID's UTF-8 bytes, finished with a multiply-shift mix. Job names are not
-    /// adversarial input (they come from the workflow's own author), and this is several times
+    /// FNV-1a over the name's UTF-8 bytes, finished with a multiply-shift mix. Job names and keys are
+    /// not adversarial input (they come from the workflow's own author), and this is several times
     /// cheaper than a seeded SipHash on short names. Tables up to 2^32 slots use its low 32 bits.
-    static func hash(_ id: JobID) -> Int {
+    static func hash(_ id: Name) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var name = id.rawValue
+        var name = id.indexedText
         name.withUTF8 { bytes in
             for byte in bytes {
                 hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
