@@ -139,7 +139,7 @@ struct DamagedFileCommandTests {
         let queue = cli.path("q.sqlite")
         let worker = try cli.start(["worker", "--queue", queue])
         // The worker has opened the queue once its file has the jobs table.
-        #expect(await eventually { rootPage(of: "jobs", in: queue) != nil })
+        #expect(await eventually { await onOwnThread { rootPage(of: "jobs", in: queue) } != nil })
         // Killed (this test is not about its interrupt, which may come while it still starts),
         // and its write-ahead log folded into the file, so that the table's page is in the file.
         kill(worker.0.processIdentifier, SIGKILL)

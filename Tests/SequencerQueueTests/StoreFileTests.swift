@@ -31,20 +31,22 @@ import Testing
         let directory = try TemporaryDirectory()
         for round in 0..<5 {
             let path = directory.file("q-\(round).sqlite")
-            // The opens block their threads (SQLite waits for its locks): on dispatch's threads,
-            // never on the few threads that run every test's tasks.
-            let failures = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    let failures = Locked<[String]>([])
-                    DispatchQueue.concurrentPerform(iterations: 6) { _ in
-                        do {
-                            _ = try SQLiteQueueStore(path: path)
-                        } catch {
-                            failures.withLock { $0.append("\(error)") }
+            // The opens block their threads (SQLite waits for its locks): each on a thread of its
+            // own, never on the threads that run every test's tasks (see `onOwnThread`).
+            let failures = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        await onOwnThread {
+                            do {
+                                _ = try SQLiteQueueStore(path: path)
+                                return nil
+                            } catch {
+                                return "\(error)"
+                            }
                         }
                     }
-                    continuation.resume(returning: failures.withLock { $0 })
                 }
+                return await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
             }
             #expect(failures.isEmpty, "round \(round)")
             #expect(try SQLiteQueueStore(path: path).schemaVersion() == QueueSchema.current)

@@ -75,9 +75,7 @@ final class Served {
     }
 }
 
-/// Runs `work`, which blocks (a read, a wait), on a Dispatch thread rather than one of Swift's few.
+/// Runs `work`, which blocks (a read, a wait), on a thread of its own (see ``onOwnThread(_:)``).
 func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: work()) }
-    }
+    await onOwnThread(work)
 }
