@@ -117,7 +117,7 @@ final class RunRecord: Sendable {
         laneNames = state.lanes.map(\.name)
     }
 
-    func job(_ id: JobID) -> Int32? { plan.job(id) ?? added.lookup[id] }
+    func job(_ id: JobID) -> Int32? { plan.job(id) ?? added.job(named: id) }
 
     func value(of job: Int32) -> (any Sendable)? {
         guard !plan.contains(job) else { return Int(job) < values.count ? values[Int(job)] : nil }

@@ -35,7 +35,7 @@ struct AddedJobs {
     private(set) var entries: Window<AddedJob>
     /// The job each ID names. A queue may reuse the ID of a job that ended: it then names the
     /// newer job.
-    private(set) var lookup: [JobID: Int32] = [:]
+    private(set) var lookup = NameIndex<JobID>()
     /// Added jobs waiting for a job (of the plan, or added), by the job they wait for.
     var dependents: [Int32: [Int32]] = [:]
     /// The options of the jobs that set any.
@@ -54,16 +54,27 @@ struct AddedJobs {
         _modify { yield &entries[job] }
     }
 
+    /// The job `id` names, if any.
+    func job(named id: JobID) -> Int32? {
+        lookup.find(id) { entries[$0].id }
+    }
+
     /// Adds a job; its ID now names it.
     mutating func append(_ job: AddedJob, options: JobOptions?, as number: Int32) {
-        lookup[job.id] = number
+        do {
+            // A copy for the names, which ends before `entries` grows: appending while it is
+            // alive would copy the storage.
+            let entries = entries
+            lookup.update(number, named: job.id) { entries[$0].id }
+        }
         appendClaimed(job, options: options)
     }
 
     /// Makes `id` name the job `number`, unless it already names a job: then returns false.
     /// One hash lookup for the check and the insertion.
     mutating func claim(_ id: JobID, for number: Int32) -> Bool {
-        { (entry: inout Int32) in entry }(&lookup[id, default: number]) == number
+        let entries = entries  // ends with this call, before `entries` grows
+        return lookup.insert(number, named: id) { entries[$0].id } == nil
     }
 
     /// Adds a job whose ID was claimed (see ``claim(_:for:)``).
@@ -75,7 +86,7 @@ struct AddedJobs {
     /// Forgets the oldest added job (a queue's, whose number is `number`).
     mutating func dropOldest(_ number: Int32) {
         let id = entries[number].id
-        if lookup[id] == number { lookup[id] = nil }
+        lookup.remove(id, at: number)
         if !options.isEmpty { options[number] = nil }
         if !values.isEmpty { values[number] = nil }
         entries.dropOldest()
@@ -92,7 +103,7 @@ struct JobSpec: Sendable {
 extension SchedulerState {
     /// The position of the job `id`, of the plan or added at run time.
     func job(_ id: JobID) -> Int32? {
-        plan.job(id) ?? added.lookup[id]
+        plan.job(id) ?? added.job(named: id)
     }
 
     /// What a worker needs to run a job added at run time; nil when a queue no longer keeps it
