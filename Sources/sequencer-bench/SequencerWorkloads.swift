@@ -61,6 +61,27 @@ enum SequencerWorkloads {
         return try await runToEnd(workflow, expecting: dag.count, options: options)
     }
 
+    /// What ``flat(count:settings:)`` does before it runs: builds the workflow and compiles it
+    /// (`validate()`). Returns the number of jobs.
+    static func buildFlat(count: Int) throws -> Int {
+        var workflow = Workflow()
+        for job in 0..<count { try workflow.add(JobID("j\(job)")) { _ in } }
+        try workflow.validate()
+        return workflow.count
+    }
+
+    /// What ``dag(_:settings:)`` does before it runs: builds the workflow and compiles it.
+    /// Returns the number of jobs.
+    static func buildDAG(_ dag: RandomDAG) throws -> Int {
+        var workflow = Workflow()
+        let ids = (0..<dag.count).map { JobID("j\($0)") }
+        for job in 0..<dag.count {
+            try workflow.add(ids[job], needs: dag.needs(of: job).map { ids[Int($0)] }) { _ in }
+        }
+        try workflow.validate()
+        return workflow.count
+    }
+
     /// `count` no-op child jobs: parents `p0`, `p1`, ... each add up to ``childrenPerParent``
     /// children (`p0/c0`, ...) and wait for them.
     /// - Returns: the number of children that succeeded.

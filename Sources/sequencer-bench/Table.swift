@@ -11,6 +11,7 @@ extension Summary {
         lines.append("Each measurement runs in a fresh process; time = best of `runs`; peak = that process's VmHWM after its first run.")
         lines.append("MiB = 2^20 bytes; +MiB = peak minus resident memory just before the first run; B/job = +MiB per job.")
         lines.append("Sequencer times include building the workflow (job names, needs by JobID) and reading the report.")
+        lines.append("sequencer-build is that building and compiling alone (Workflow.add, then validate()): the run costs the rest.")
         lines.append("")
         lines.append("Graph check (dag; expect ~1.5 edges per job, ~25% of jobs needing nothing):")
         for graph in graphs { lines.append("  " + graph.summary) }

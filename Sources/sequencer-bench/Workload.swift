@@ -17,8 +17,8 @@ enum Workload: String, Codable, CaseIterable, Sendable {
     /// The implementations measured for this workload, in the order they are run and printed.
     var implementations: [Implementation] {
         switch self {
-        case .flat: [.sequencer, .taskGroup, .discardingTaskGroup, .operationQueue]
-        case .dag: [.sequencer, .topologicalLoop, .taskGroupDAG, .operationQueueDependencies]
+        case .flat: [.sequencer, .sequencerBuildOnly, .taskGroup, .discardingTaskGroup, .operationQueue]
+        case .dag: [.sequencer, .sequencerBuildOnly, .topologicalLoop, .taskGroupDAG, .operationQueueDependencies]
         }
     }
 
@@ -38,6 +38,9 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
     case sequencerPriorities = "sequencer+priorities"
     /// Sequencer with `retry: .exponential(attempts: 3)` on every job (never used: nothing fails).
     case sequencerRetry = "sequencer+retry"
+    /// Sequencer's share that is not the run: building the workflow (names, needs by `JobID`)
+    /// and compiling it, as `validate()` does, without running a job.
+    case sequencerBuildOnly = "sequencer-build"
     /// Sequencer with lanes, priorities and retry together.
     case sequencerAll = "sequencer+all"
     /// Sequencer with `timeout: .seconds(60)` on every job (never reached; a timer per attempt).
@@ -99,6 +102,10 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
             return try await SequencerWorkloads.flat(count: count, settings: jobSettings)
         case (.dag, _) where isSequencer:
             return try await SequencerWorkloads.dag(try required(dag), settings: jobSettings)
+        case (.flat, .sequencerBuildOnly):
+            return try SequencerWorkloads.buildFlat(count: count)
+        case (.dag, .sequencerBuildOnly):
+            return try SequencerWorkloads.buildDAG(try required(dag))
         case (.flat, .sequencerChildren):
             return try await SequencerWorkloads.children(count: count)
         case (.flat, .taskGroup):
