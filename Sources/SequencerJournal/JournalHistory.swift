@@ -233,9 +233,14 @@ final class RecentValues<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 }
 
-/// `work`'s value, computed on a Dispatch thread: for reads that block (SQLite, files).
+/// `work`'s value, computed on a thread of its own: for reads that block (SQLite waiting for its
+/// lock, files).
+///
+/// Not on Dispatch's shared threads: on Linux, Swift's tasks run on those same threads, and
+/// Dispatch adds threads for blocked ones only up to twice the processor count, so a few slow
+/// reads at once would stall every task of the process (the web page's server with them).
 package func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
