@@ -10,7 +10,7 @@ public struct RunSnapshot: Sendable, CustomStringConvertible {
     public let elapsed: Duration
     /// The number of jobs in the run.
     public let total: Int
-    /// Jobs that have not started yet.
+    /// Jobs that have not started yet (a job a worker took in a batch and has not begun included).
     public let pending: Int
     /// The jobs running now.
     public let running: [JobID]
@@ -51,7 +51,7 @@ extension SchedulerState {
         return RunSnapshot(
             elapsed: elapsed,
             total: JobPhase.allCases.reduce(0) { $0 + counts[$1] },
-            pending: count(.waiting) + count(.laneWaiting) + count(.queued),
+            pending: count(.waiting) + count(.laneWaiting) + count(.queued) + unbegunInBatches,
             running: runningJobs.map { id(of: $0) },
             succeeded: count(.succeeded) - upToDate.count,
             failed: count(.failed),

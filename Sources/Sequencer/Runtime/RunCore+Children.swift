@@ -50,7 +50,13 @@ extension RunCore {
     /// of them) has ended. `slot` is the slot of the worker running `parent`.
     func waitForChildren(of parent: Int32, target: Int32?, slot: Int) async {
         _ = await withCheckedContinuation { continuation in
-            step { $0.scheduler.waitForChildren(of: parent, target: target, slot: slot, continuation) }
+            step { state in
+                // The ends its worker holds of the jobs of its batch before `parent` are settled
+                // now: its children may need them.
+                let worker = slot < state.workers.count ? state.workers[slot] : nil
+                let earlier = worker?.generation == state.scheduler.workers[slot].generation ? worker?.probe.takeEnded() ?? [] : []
+                return state.scheduler.waitForChildren(of: parent, target: target, slot: slot, continuation, earlier: earlier)
+            }
         }
     }
 

@@ -69,11 +69,12 @@ extension RunCore {
                         let job = due[index].job
                         // The worker's report of its body, read under the lock so that it is
                         // the report of the worker the scheduler has in that slot.
-                        let progress = state.scheduler.slotRunning(job).flatMap { slot, generation in
+                        let probe = state.scheduler.slotRunning(job).flatMap { slot, generation in
                             slot < state.workers.count && state.workers[slot]?.generation == generation
-                                ? state.workers[slot]?.probe.progress(of: job) : nil
+                                ? state.workers[slot]?.probe : nil
                         }
-                        actions.append(state.scheduler.abandon(job, progress: progress, now: due[index].deadline))
+                        actions.append(state.scheduler.abandon(
+                            job, progress: probe?.progress(of: job), earlier: probe?.endedSoFar ?? [], now: due[index].deadline))
                         index += 1
                     }
                     return actions

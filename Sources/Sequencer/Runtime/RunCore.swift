@@ -33,6 +33,10 @@ final class RunCore: Sendable {
     let plan: Plan
     let time: any RunTime
     let state: Locked<State>
+    /// Whether every worker the run may have is busy: no worker is parked and no more may start.
+    /// Written after each step; a worker goes on with its batch only while it holds, since
+    /// otherwise the ends it would hold back could let another worker start their dependents.
+    private let saturated = Atomic<Bool>(false)
     /// Timeouts and grace periods, behind their own lock (see `RunCore+Timers.swift`).
     let runTimers = Locked(Timers())
     private let hasOptions: Bool
@@ -54,7 +58,8 @@ final class RunCore: Sendable {
         deadline = options.deadline?.nanoseconds
         state = Locked(State(scheduler: Scheduler(
             plan: plan, maxWorkers: options.maxConcurrency, keepGoing: options.keepGoing, sendsEvents: options.events != nil,
-            isRecorded: options.recorder != nil, keepFinished: keepFinished, readyOrder: options.readyOrder)))
+            isRecorded: options.recorder != nil, keepFinished: keepFinished, readyOrder: options.readyOrder,
+            batchLimit: Self.batchLimit(plan: plan, options: options, isQueue: keepFinished != nil))))
         events = options.events
         recorder = options.recorder
         self.log = log
@@ -79,17 +84,35 @@ final class RunCore: Sendable {
     /// How many jobs a worker runs back to back before it yields its thread.
     static let jobsBetweenYields = 256
 
+    /// The most jobs a worker takes in one step (see `SchedulerState+Batches.swift`): 1, one at a
+    /// time, when each start is observed (events, a recorder), when jobs have priorities, and in
+    /// a queue.
+    static func batchLimit(plan: Plan, options: RunOptions, isQueue: Bool) -> Int {
+        options.events == nil && options.recorder == nil && !plan.hasPriorities && !isQueue ? 32 : 1
+    }
+
+    /// How long a worker runs the jobs of a batch before it reports their ends, in nanoseconds:
+    /// their dependents wait for the report, so a batch of slow jobs reports early.
+    static let batchReportInterval: Int64 = 50_000
+
     private func work(slot: Int, generation: UInt32, first: Int32, probe: WorkerProbe) async {
         var job = first
         /// What the next job needs to run, when it was added at run time: read in the step that
         /// took it, to save taking the lock again.
         var spec: JobSpec?
         var ranWithoutYielding = 0
+        /// The jobs taken with `job` in one step (see ``BatchClaim``), the position of the next
+        /// one, and when the batch began.
+        var batch: [Int32] = []
+        var position = 0
+        var batchStart: Int64 = 0
+        var claim: BatchClaim?
         while true {
             // Read after the job was taken: its needs' end times were read before they were
             // recorded under the lock, so this reading is never earlier than any of them.
             let startedAt = time.now()
             probe.started(job, at: startedAt)
+            if position == 1 { batchStart = startedAt }
             var completion: Completion
             if plan.contains(job), !plan.hasPriorities {
                 // Most jobs: no priority to raise; the first attempt runs here, with its timeout
@@ -121,14 +144,37 @@ final class RunCore: Sendable {
                 completion = await execute(job, slot: slot, spec: spec, startedAt: startedAt, probe: probe)
             }
             spec = nil
+            ranWithoutYielding &+= 1
+            // The next job of a batch begins without the lock while the jobs succeed, for a
+            // short while, and until a yield is due; their ends are reported together.
+            if position < batch.count, case .succeeded = completion.result, ranWithoutYielding < Self.jobsBetweenYields,
+                saturated.load(ordering: .relaxed),
+                completion.endedAt - batchStart < Self.batchReportInterval, let claim, claim.begin(position, generation: generation)
+            {
+                probe.ended(job, completion)
+                job = batch[position]
+                position += 1
+                continue
+            }
+            let earlier = batch.isEmpty ? [] : probe.takeEnded()
+            batch = []
             var next = step { state in
-                let actions = state.scheduler.finish(job, completion, slot: slot, generation: generation)
-                if case .run(let next)? = actions.worker, !plan.contains(next) { spec = state.scheduler.spec(of: next) }
+                let actions = state.scheduler.finish(job, completion, earlier: earlier, slot: slot, generation: generation)
+                if case .run(let next)? = actions.worker {
+                    if !plan.contains(next) { spec = state.scheduler.spec(of: next) }
+                    if !actions.batch.isEmpty { (batch, claim) = (actions.batch, state.scheduler.workers[slot].claim) }
+                }
                 return actions
             }
             if next == .park {
                 let woken = await withCheckedContinuation { continuation in
-                    next = step { $0.scheduler.park(slot: slot, continuation) }
+                    next = step { state in
+                        let actions = state.scheduler.park(slot: slot, continuation)
+                        if case .run? = actions.worker, !actions.batch.isEmpty {
+                            (batch, claim) = (actions.batch, state.scheduler.workers[slot].claim)
+                        }
+                        return actions
+                    }
                     switch next {
                     case .run(let job): continuation.resume(returning: job)
                     case .exit: continuation.resume(returning: nil)
@@ -139,11 +185,11 @@ final class RunCore: Sendable {
             }
             guard case .run(let nextJob) = next else { return }
             job = nextJob
+            position = batch.isEmpty ? 0 : 1
             // A worker whose jobs never suspend would keep its thread of the shared pool for
             // the whole run: every so often it lets other tasks run. (A run of 200,000 no-op
             // jobs held both threads of a 2-core machine for minutes under ThreadSanitizer,
             // stalling everything else in the process.)
-            ranWithoutYielding &+= 1
             if ranWithoutYielding >= Self.jobsBetweenYields {
                 ranWithoutYielding = 0
                 await Task.yield()
@@ -257,12 +303,32 @@ final class RunCore: Sendable {
     @discardableResult
     func step(_ event: (inout State) throws -> Scheduler.Actions) rethrows -> WorkerStep? {
         let actions = try state.withLock { state in
-            let actions = try event(&state)
+            var actions = try event(&state)
+            if state.scheduler.batchLimit > 1 { settleHeldEnds(&state, into: &actions) }
             if let events { for event in actions.events { events.yield(event) } }
             return actions
         }
         perform(actions)
         return actions.worker
+    }
+
+    /// When a worker could start a job now, settles the ends that workers running batches hold
+    /// and have not reported (see ``WorkerProbe``): their dependents may start at once. Workers
+    /// hold no new ends while one could start a job (see ``saturated``), so no end is held back
+    /// while its dependents could run.
+    private func settleHeldEnds(_ state: inout State, into actions: inout Scheduler.Actions) {
+        var couldStart = state.scheduler.couldStartJob
+        if couldStart {
+            for slot in state.scheduler.workers.slots.indices where state.scheduler.mayHoldEnds(slot: slot) {
+                guard slot < state.workers.count, let worker = state.workers[slot],
+                    worker.generation == state.scheduler.workers[slot].generation
+                else { continue }
+                let ends = worker.probe.takeEnded()
+                if !ends.isEmpty { actions.append(state.scheduler.settle(ends: ends)) }
+            }
+            couldStart = state.scheduler.couldStartJob
+        }
+        if saturated.load(ordering: .relaxed) == couldStart { saturated.store(!couldStart, ordering: .relaxed) }
     }
 
     private func perform(_ actions: Scheduler.Actions) {

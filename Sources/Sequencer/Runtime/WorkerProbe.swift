@@ -2,12 +2,31 @@ import Synchronization
 
 /// What a worker tells the run about the job it runs, without taking the lock: read only when
 /// its job is about to be abandoned, to know whether its body began, when, and how many
-/// attempts it made.
+/// attempts it made, and how the jobs of its batch before it ended.
 final class WorkerProbe: Sendable {
     private let job = Atomic<Int32>(-1)
     private let start = Atomic<Int64>(-1)
     private let attempts = Atomic<Int>(0)
     private let children = Atomic<Bool>(false)
+    /// The ends of the jobs of its batch it ran and has not reported. Behind a lock of its own,
+    /// which only its worker takes, except when the run abandons its job.
+    private let ended = Mutex<[(job: Int32, completion: Completion)]>([])
+
+    /// The worker's job of a batch ended; it goes on with the next one.
+    func ended(_ job: Int32, _ completion: Completion) {
+        ended.withLock { $0.append((job, completion)) }
+    }
+
+    /// The ends to report, taken by the worker as it reports them.
+    func takeEnded() -> [(job: Int32, completion: Completion)] {
+        ended.withLock { ended in
+            defer { ended.removeAll(keepingCapacity: true) }
+            return ended
+        }
+    }
+
+    /// The ends not reported yet, for the run abandoning the worker's job.
+    var endedSoFar: [(job: Int32, completion: Completion)] { ended.withLock { $0 } }
 
     /// The worker began running `job`'s body.
     func started(_ job: Int32, at time: Int64) {

@@ -8,6 +8,9 @@ struct SchedulerActions<Waiter> {
     /// What the worker that reported the event does next (for ``SchedulerState/finish`` and
     /// ``SchedulerState/park``); nil for other events.
     var worker: WorkerStep?
+    /// The batch the worker that reported the event took, first job included (see
+    /// `SchedulerState+Batches.swift`); empty when it took one job or none.
+    var batch: [Int32] = []
     /// Parked workers to wake: each with the job it runs, or nil to exit.
     var wake: [(waiter: Waiter, job: Int32?)] = []
     /// New workers to start: a slot, its generation and the first job.

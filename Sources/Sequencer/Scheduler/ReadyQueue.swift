@@ -49,6 +49,22 @@ struct ReadyQueue {
         count += 1
     }
 
+    /// Puts `job` back at the front of its priority's queue: a job taken and given back, which
+    /// goes before the jobs queued after it was taken. (With `firstAdded`, its number places it.)
+    mutating func putBack(_ job: Int32, priority: Priority) {
+        count += 1
+        if byNumber != nil {
+            byNumber?.insert(Entry(job: job, priority: priority))
+            return
+        }
+        switch priority {
+        case .background: background.prepend(job)
+        case .utility: utility.prepend(job)
+        case .userInitiated: userInitiated.prepend(job)
+        case .userInteractive: userInteractive.prepend(job)
+        }
+    }
+
     /// A queued job ended (or moved) while its entry is still in the queue.
     mutating func markStale() { stale += 1 }
 

@@ -32,6 +32,7 @@ extension SchedulerState {
         // A queue may have forgotten the job since its caller looked it up.
         guard !isFinished, jobs.contains(job) else { return flush() }
         if now > clock { clock = now }
+        closeBatch(holding: job)  // not begun, it is queued again; begun, it runs in its slot
         switch jobs[job].phase {
         case .waiting, .laneWaiting, .queued:
             end(job, .cancelled, FailureRecord(code: .cancelled))
@@ -47,6 +48,8 @@ extension SchedulerState {
     mutating func timeOut(_ job: Int32, now: Int64) -> Actions {
         // The timer may fire after the job ended, and a queue may have forgotten it since.
         guard !isFinished, jobs.contains(job), jobs[job].phase == .running else { return flush() }
+        closeBatch(holding: job)
+        guard jobs[job].phase == .running else { return flush() }  // given back: its timer is moot
         if limits[job] == nil { limits[job] = (now, .timedOut) }
         cancelRunning(job, now: now)
         return flush()
@@ -64,8 +67,14 @@ extension SchedulerState {
     /// may take its place. `progress` is what its worker reported: when its body began and its
     /// attempt, or nil when the body has not even begun (its worker was not scheduled yet);
     /// then it gets another grace period, not having had the chance to see the cancellation.
-    mutating func abandon(_ job: Int32, progress: (startedAt: Int64, attempt: Int)?, now: Int64) -> Actions {
+    /// `earlier` are the ends its worker has not reported of the jobs of its batch it ran
+    /// before `job` (see ``WorkerProbe``): they end now, as they would have with its report.
+    mutating func abandon(
+        _ job: Int32, progress: (startedAt: Int64, attempt: Int)?, earlier: [(job: Int32, completion: Completion)] = [], now: Int64
+    ) -> Actions {
         guard jobs.contains(job), jobs[job].phase == .running else { return flush() }
+        closeBatch(holding: job)
+        guard jobs[job].phase == .running else { return flush() }
         var startedAt = now
         var attempts = 1
         if let slot = workers.slot(running: job) {
@@ -85,6 +94,7 @@ extension SchedulerState {
                 }
                 if let lane = jobs[job].lane { lanes[lane].take() }
             }
+            settleAwaiting(slot: slot, earlier: earlier, now: now)
             workers.detach(slot)
         } else {
             startedAt = jobs[job].startedAt ?? 0
@@ -92,6 +102,18 @@ extension SchedulerState {
         }
         settle(job, Completion(result: .threw(CancellationError()), attempts: attempts, startedAt: startedAt, endedAt: now))
         return flush()
+    }
+
+    /// Ends the jobs of `slot`'s closed batch whose bodies returned, from its worker's ends not
+    /// yet reported, before the worker is detached. One missing from them (never, as the worker
+    /// records each end before it begins the next job) ends cancelled rather than never.
+    private mutating func settleAwaiting(slot: Int, earlier: [(job: Int32, completion: Completion)], now: Int64) {
+        for ran in workers[slot].awaiting where jobs[ran].phase == .running {
+            let end = earlier.first { $0.job == ran }?.completion
+                ?? Completion(result: .threw(CancellationError()), attempts: 1, startedAt: jobs[ran].startedAt ?? now, endedAt: now)
+            settle(ran, end)
+        }
+        workers[slot].awaiting = []
     }
 
     /// Cancels a running job and its children.
@@ -105,6 +127,8 @@ extension SchedulerState {
     private mutating func stopBody(of job: Int32, now: Int64) {
         guard jobs[job].phase == .running else { return }
         guard let slot = workers.slot(running: job) else {
+            // A job of a closed batch whose body returned: it ends with its worker's report.
+            if batchLimit > 1, workers.isAwaitingReport(job) { return }
             settle(job, Completion(result: .threw(CancellationError()), attempts: 0, startedAt: jobs[job].startedAt ?? 0, endedAt: now))
             return
         }
@@ -139,8 +163,9 @@ extension SchedulerState {
         return flush()
     }
 
-    /// Ends every job that has not started.
+    /// Ends every job that has not started, the jobs of batches not begun included.
     mutating func endPending(code: JobError.Code, phase newPhase: JobPhase, cause: Int32?) {
+        closeBatches()
         for job in jobs.numbers where jobs[job].phase.isPending {
             failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
             setPhase(job, newPhase)

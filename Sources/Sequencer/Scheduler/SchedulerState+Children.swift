@@ -26,6 +26,7 @@ extension SchedulerState {
     ///   ancestor (see ``checkNeedsWaitForNoAncestor(_:of:parent:)``), an undeclared lane, a bad
     ///   option or a key an ancestor leads, or a parent that is no longer running.
     mutating func addChild(_ request: ChildRequest, to parent: Int32) throws -> (Int32, Actions) {
+        closeBatch(holding: parent)  // its worker runs it alone from now on
         let parentID = id(of: parent)
         let (prefix, id) = (request.prefix, request.id)
         func failure(_ code: WorkflowError.Code, _ message: String, _ jobs: [JobID]) -> WorkflowError {
@@ -130,7 +131,13 @@ extension SchedulerState {
     /// that begins while an earlier one is queued to take the slots back (in `resumable`,
     /// waiting for a free worker or lane slot) becomes the last pending wait: the earlier one
     /// resumes at once without the slots, and this one takes them back when it resumes.
-    mutating func waitForChildren(of parent: Int32, target: Int32?, slot: Int, _ waiter: Waiter) -> Actions {
+    /// `earlier` are the ends its worker holds of the jobs of its batch it ran before `parent`:
+    /// they end now, rather than when the parent does.
+    mutating func waitForChildren(
+        of parent: Int32, target: Int32?, slot: Int, _ waiter: Waiter, earlier: [(job: Int32, completion: Completion)] = []
+    ) -> Actions {
+        closeBatch(of: slot)
+        for (ran, end) in earlier where jobs.contains(ran) && jobs[ran].phase == .running { settle(ran, end) }
         guard !groups.isOver(parent: parent, target: target, jobs: jobs),
             workers[slot].job == parent  // otherwise abandoned: it runs detached
         else {

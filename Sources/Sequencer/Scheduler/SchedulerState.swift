@@ -61,6 +61,9 @@ struct SchedulerState<Waiter> {
     let sendsEvents: Bool
     /// Whether the run is recorded: then jobs are logged as they start and end (see `RunLog`).
     let isRecorded: Bool
+    /// The most jobs a worker takes in one step (see `SchedulerState+Batches.swift`); 1 takes
+    /// them one at a time.
+    let batchLimit: Int
     var startedLog: [Int32] = []
     var finishedLog: [Int32] = []
     /// Running jobs whose own timeout or the run's deadline passed: when, and which it was.
@@ -77,9 +80,10 @@ struct SchedulerState<Waiter> {
     /// outside until ``close()``, and forgets finished jobs beyond that many.
     init(
         plan: Plan, maxWorkers: Int, keepGoing: Bool, sendsEvents: Bool = false, isRecorded: Bool = false,
-        keepFinished: Int? = nil, readyOrder: RunOptions.ReadyOrder = .firstReady
+        keepFinished: Int? = nil, readyOrder: RunOptions.ReadyOrder = .firstReady, batchLimit: Int = 1
     ) {
         self.plan = plan
+        self.batchLimit = max(1, min(batchLimit, 0xFFFF))
         ready = ReadyQueue(firstAdded: readyOrder == .firstAdded)
         self.keepFinished = keepFinished
         isOpen = keepFinished != nil
@@ -130,7 +134,7 @@ struct SchedulerState<Waiter> {
         if isFinished || workers[slot].retiring || groups.hasResumable {
             // A parent waiting to resume takes this worker's place.
             workers.retire(slot)
-        } else if let job = takeReady(slot: slot) {
+        } else if let job = takeBatch(slot: slot) {
             step = .run(job)
         } else if groups.hasResumable {
             // A job taken just now ended a child (sharing a coalesced result): its parent
@@ -145,22 +149,29 @@ struct SchedulerState<Waiter> {
     }
 
     /// Records what a worker's job did, frees and queues what follows, and says what the worker
-    /// does next. A worker that was abandoned (its job ended without it) just exits.
-    mutating func finish(_ job: Int32, _ completion: Completion, slot: Int, generation: UInt32) -> Actions {
+    /// does next. A worker that was abandoned (its job ended without it) just exits. `earlier`
+    /// are the ends of the jobs of its batch it ran before `job`, in order.
+    mutating func finish(
+        _ job: Int32, _ completion: Completion, earlier: [(job: Int32, completion: Completion)] = [], slot: Int, generation: UInt32
+    ) -> Actions {
         guard workers[slot].generation == generation else {
-            // The job ended without this worker, which is done with its body now.
+            // The job ended without this worker, which is done with its body now. The jobs of
+            // its batch before it ended when it was abandoned.
             releaseBody(of: job)
             outbox.worker = .exit
             return flush()
         }
+        closeBatch(of: slot)  // gives back the jobs it did not begin
         workers[slot].job = nil
+        workers[slot].awaiting = []
+        for (ran, end) in earlier where jobs[ran].phase == .running { settle(ran, end) }
         settle(job, completion)
         releaseBody(of: job)
         var step = WorkerStep.exit
         if isFinished || workers[slot].retiring || groups.hasResumable {
             // A parent waiting to resume takes this worker's place.
             workers.retire(slot)
-        } else if let next = takeReady(slot: slot) {
+        } else if let next = takeBatch(slot: slot) {
             step = .run(next)
         } else if !isFinished, !groups.hasResumable {
             step = .park
@@ -331,7 +342,7 @@ struct SchedulerState<Waiter> {
     /// share a coalesced result) are skipped; when one of them ends a child whose parent was
     /// waiting for it, this returns nil instead of taking more: the parent resumes before any
     /// new job starts (the caller gives it this worker, or a free slot).
-    private mutating func takeReady(slot: Int) -> Int32? {
+    mutating func takeReady(slot: Int) -> Int32? {
         while let job = ready.popLive(jobs) {
             setPhase(job, from: .queued, to: .running)
             if !lanes.isEmpty { leftQueue(job) }
@@ -405,7 +416,7 @@ struct SchedulerState<Waiter> {
         setPhase(job, from: jobs[job].phase, to: newPhase)
     }
 
-    private mutating func setPhase(_ job: Int32, from old: JobPhase, to newPhase: JobPhase) {
+    mutating func setPhase(_ job: Int32, from old: JobPhase, to newPhase: JobPhase) {
         if old == .queued, newPhase != .running { ready.markStale() }
         jobs[job].phase = newPhase
         counts[old] -= 1

@@ -13,6 +13,14 @@ struct WorkerSlots<Waiter> {
         /// Set while its job is a parent waiting for its children.
         var suspended = false
         var generation: UInt32 = 0
+        /// The jobs it took in one step, in order, while their batch is open (the first is `job`);
+        /// empty otherwise. See ``BatchClaim``.
+        var batch: [Int32] = []
+        /// Jobs of its closed batch whose bodies returned before the one it runs now: they end
+        /// with its next report.
+        var awaiting: [Int32] = []
+        /// Where its worker claims each job of a batch.
+        let claim = BatchClaim()
     }
 
     let limit: Int
@@ -29,7 +37,7 @@ struct WorkerSlots<Waiter> {
 
     subscript(slot: Int) -> Slot {
         get { slots[slot] }
-        set { slots[slot] = newValue }
+        _modify { yield &slots[slot] }
     }
 
     /// A slot for a new worker: counted as live, with a new generation.
@@ -43,6 +51,8 @@ struct WorkerSlots<Waiter> {
         }
         slots[slot].job = nil
         slots[slot].retiring = false
+        slots[slot].batch = []
+        slots[slot].awaiting = []
         slots[slot].generation &+= 1
         live += 1
         return slot
@@ -58,6 +68,8 @@ struct WorkerSlots<Waiter> {
     mutating func retire(_ slot: Int) {
         slots[slot].job = nil
         slots[slot].retiring = false
+        slots[slot].batch = []
+        slots[slot].awaiting = []
         live -= 1
         free.append(slot)
     }
@@ -87,8 +99,28 @@ struct WorkerSlots<Waiter> {
         slots.firstIndex { $0.job == job }
     }
 
-    /// The jobs workers run now (suspended parents included), in slot order.
-    var jobs: [Int32] { slots.compactMap(\.job) }
+    /// The slot whose worker holds `job` in its open batch, begun or not.
+    func slot(batching job: Int32) -> Int? {
+        slots.firstIndex { $0.batch.contains(job) }
+    }
+
+    /// Whether `job`'s body returned in a worker that has not reported it yet (see
+    /// ``Slot/awaiting``).
+    func isAwaitingReport(_ job: Int32) -> Bool {
+        slots.contains { $0.awaiting.contains(job) }
+    }
+
+    /// Slots whose batch is open.
+    var batching: [Int] { slots.indices.filter { !slots[$0].batch.isEmpty } }
+
+    /// The jobs workers run now (suspended parents included), in slot order. In an open batch,
+    /// the jobs its worker began (the last one runs); those it has not begun are not listed.
+    var jobs: [Int32] {
+        slots.flatMap { slot in
+            guard !slot.batch.isEmpty else { return slot.awaiting + (slot.job.map { [$0] } ?? []) }
+            return Array(slot.batch.prefix(min(slot.batch.count, max(1, slot.claim.begun))))
+        }
+    }
 }
 
 extension WorkerSlots: Sendable where Waiter: Sendable {}

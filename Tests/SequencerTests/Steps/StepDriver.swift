@@ -35,11 +35,17 @@ struct StepDriver {
         /// Whether the run knows its task (see ``SchedulerState/register(slot:generation:)``):
         /// until then, cancelling it does nothing.
         var registered = false
+        /// The jobs of the batch it took (the first included) and the position of the next; empty
+        /// when it took one job.
+        var batch: [Int32] = []
+        var position = 0
+        /// The ends of its batch's jobs it ran and has not reported.
+        var ended: [(job: Int32, completion: Completion)] = []
     }
 
     private(set) var scheduler: Scheduler
-    /// The workers the scheduler has, by slot.
-    private(set) var workers: [Int: Worker] = [:]
+    /// The workers the scheduler has, by slot (changed by events, and by `StepDriver+Batches.swift`).
+    var workers: [Int: Worker] = [:]
     /// Workers whose jobs were abandoned: what they report is ignored.
     private(set) var detached: [Worker] = []
     /// Running jobs cancelled: the run abandons them if they have not ended after a grace period.
@@ -76,8 +82,10 @@ struct StepDriver {
     /// outcome goes to, in the order they were added.
     var queued: [(job: Int32, id: JobID, lane: String?, ticket: JobTicket)] = []
 
-    init(_ workflow: Workflow, maxConcurrency: Int = 1, keepGoing: Bool = false) throws {
-        scheduler = Scheduler(plan: try Plan(workflow), maxWorkers: maxConcurrency, keepGoing: keepGoing)
+    /// A run of `workflow`; with `batchLimit`, workers take up to that many jobs in one step (see
+    /// `SchedulerState+Batches.swift`).
+    init(_ workflow: Workflow, maxConcurrency: Int = 1, keepGoing: Bool = false, batchLimit: Int = 1) throws {
+        scheduler = Scheduler(plan: try Plan(workflow), maxWorkers: maxConcurrency, keepGoing: keepGoing, batchLimit: batchLimit)
     }
 
     /// A queue: open, with no jobs, keeping `keepFinished` finished jobs beyond those still needed.
@@ -111,7 +119,13 @@ struct StepDriver {
         let (generation, time) = (workers[slot]?.generation ?? 0, now)
         guard scheduler.hasUnfinishedChildren(job) else {
             reporter = slot
-            return step("finish \(name) \(outcome)") { $0.finish(job, completion, slot: slot, generation: generation) }
+            let earlier = workers[slot]?.ended ?? []
+            workers[slot]?.ended = []
+            workers[slot]?.batch = []
+            let held = earlier.isEmpty ? "" : " (with the ends of \(earlier.map { scheduler.id(of: $0.job).description }))"
+            return step("finish \(name) \(outcome)\(held)") {
+                $0.finish(job, completion, earlier: earlier, slot: slot, generation: generation)
+            }
         }
         if outcome != .succeeded {
             step("\(name) failed: cancel its children") { $0.cancelChildren(of: job, now: time) }
@@ -163,9 +177,15 @@ struct StepDriver {
         let name = scheduler.id(of: job)
         graceList.removeAll { $0 == job }
         var progress: (startedAt: Int64, attempt: Int)?
-        if began, let slot = slot(running: job) { progress = (workers[slot]?.began ?? 0, 1) }
+        var earlier: [(job: Int32, completion: Completion)] = []
+        if let slot = slot(running: job) {
+            if began { progress = (workers[slot]?.began ?? 0, 1) }
+            earlier = workers[slot]?.ended ?? []
+        }
         let time = tick()
-        step("abandon \(name)\(began ? "" : " (its body has not begun)")") { $0.abandon(job, progress: progress, now: time) }
+        step("abandon \(name)\(began ? "" : " (its body has not begun)")") {
+            $0.abandon(job, progress: progress, earlier: earlier, now: time)
+        }
     }
 
     /// The body of `name`, abandoned, returns at last: the scheduler must ignore it.
@@ -227,8 +247,10 @@ struct StepDriver {
         waitOwners[waiter] = (slot, workers[slot]?.generation ?? 0)
         workers[slot]?.waits.append(waiter)
         if blocking { workers[slot]?.blocked = true }
+        let earlier = workers[slot]?.ended ?? []
+        workers[slot]?.ended = []
         step("\(parent) waits for \(child.map { "\($0)" } ?? "its children")\(blocking ? "" : " (in the background)")") {
-            $0.waitForChildren(of: job, target: target, slot: slot, waiter)
+            $0.waitForChildren(of: job, target: target, slot: slot, waiter, earlier: earlier)
         }
     }
 
@@ -251,7 +273,9 @@ struct StepDriver {
                 park(slot: worker.slot)
             } else if let worker = current.first(where: { $0.job != nil && $0.waits.isEmpty && $0.settling == nil }),
                 let job = worker.job {
-                finish(scheduler.id(of: job), worker.cancelled ? .cancelled : .succeeded)
+                if worker.cancelled || !goOn(scheduler.id(of: job)) {
+                    finish(scheduler.id(of: job), worker.cancelled ? .cancelled : .succeeded)
+                }
             } else if let worker = current.first(where: { !$0.waits.isEmpty && !$0.blocked }) {
                 block(slot: worker.slot)
             } else if let job = graceList.first {
@@ -305,7 +329,7 @@ struct StepDriver {
 
     /// Moves the clock on; returns the new time.
     @discardableResult
-    private mutating func tick() -> Int64 {
+    mutating func tick() -> Int64 {
         now += 1
         return now
     }
@@ -320,19 +344,37 @@ struct StepDriver {
         while !settled.isEmpty {
             let worker = settled.removeFirst()
             guard let job = worker.job, let completion = worker.settling else { continue }
-            workers[worker.slot]?.settling = nil
-            log.append("\(scheduler.id(of: job)) reports its end after its children")
-            reporter = worker.slot
-            let more = scheduler.finish(job, completion, slot: worker.slot, generation: worker.generation)
+            // A worker detached while its parent waited reports too, and is ignored: its slot
+            // may have a new worker by now, which this must not touch.
+            let isCurrent = workers[worker.slot]?.generation == worker.generation
+            var earlier: [(job: Int32, completion: Completion)] = []
+            if isCurrent {
+                workers[worker.slot]?.settling = nil
+                earlier = workers[worker.slot]?.ended ?? []
+                workers[worker.slot]?.ended = []
+                reporter = worker.slot
+            } else if let index = detached.firstIndex(where: { $0.slot == worker.slot && $0.generation == worker.generation }) {
+                detached[index].settling = nil
+            }
+            log.append("\(scheduler.id(of: job)) reports its end after its children\(isCurrent ? "" : " (detached)")")
+            let more = scheduler.finish(job, completion, earlier: earlier, slot: worker.slot, generation: worker.generation)
             last.append(more)
             apply(more)
         }
+        settleHeldEnds()
         checkInvariants()
+    }
+
+    /// Settles ends a worker held (see `StepDriver+Batches.swift`) and carries out what follows.
+    mutating func settle(ends: [(job: Int32, completion: Completion)]) {
+        let actions = scheduler.settle(ends: ends)
+        last.append(actions)
+        apply(actions)
     }
 
     private mutating func apply(_ actions: Scheduler.Actions) {
         detachAbandoned()
-        if let step = actions.worker { workerDid(step) }
+        if let step = actions.worker { workerDid(step, batch: actions.batch) }
         for (waiter, job) in actions.wake {
             guard workers[waiter]?.state == .parked else {
                 problem("woke worker \(waiter), which is not parked")
@@ -368,11 +410,14 @@ struct StepDriver {
     }
 
     /// What the worker that reported the event does next: the one whose slot it names.
-    private mutating func workerDid(_ next: WorkerStep) {
+    private mutating func workerDid(_ next: WorkerStep, batch: [Int32]) {
         guard let slot = reporter else { return }
         reporter = nil
         switch next {
         case .run(let job):
+            workers[slot]?.batch = batch
+            workers[slot]?.position = batch.isEmpty ? 0 : 1
+            workers[slot]?.ended = []
             workers[slot]?.job = job
             workers[slot]?.state = .running
             workers[slot]?.cancelled = false
@@ -395,7 +440,7 @@ struct StepDriver {
         }
     }
 
-    private mutating func start(_ job: Int32) {
+    mutating func start(_ job: Int32) {
         if started.contains(job) { problem("\(scheduler.id(of: job)) was given to a worker twice") }
         started.append(job)
     }

@@ -9,7 +9,7 @@ extension StepDriver {
     }
 
     private func invariantProblems() -> [String] {
-        phaseProblems() + workerProblems() + laneProblems() + endProblems() + queueProblems()
+        phaseProblems() + workerProblems() + laneProblems() + endProblems() + queueProblems() + batchProblems()
     }
 
     /// Each job is in exactly one phase, counted; phases only move forward; a job runs only
@@ -20,7 +20,9 @@ extension StepDriver {
         for job in scheduler.jobs.numbers {
             let phase = scheduler.jobs[job].phase
             tally[phase, default: 0] += 1
-            if let seen = phasesSeen[job], Self.rank(phase) < Self.rank(seen) || (seen.isTerminal && phase != seen) {
+            // A job of a batch its worker did not begin goes back to the ready queue.
+            let givenBack = phasesSeen[job] == .running && phase == .queued && !started.contains(job)
+            if let seen = phasesSeen[job], !givenBack, Self.rank(phase) < Self.rank(seen) || (seen.isTerminal && phase != seen) {
                 problems.append("\(name(job)) went from \(seen) to \(phase)")
             }
             if phase == .running || phase == .succeeded {
@@ -55,8 +57,10 @@ extension StepDriver {
         if live != slots.live { problems.append("\(live) workers hold a slot, the scheduler counts \(slots.live)") }
         for worker in workers.values {
             let slot = slots[worker.slot]
-            if slot.generation != worker.generation || slot.job != worker.job {
-                problems.append("worker \(worker.slot) runs \(worker.job.map(name) ?? "nothing"), the scheduler's slot says \(slot.job.map(name) ?? "nothing")")
+            // In an open batch, the job its worker runs is the last it claimed.
+            let current = slot.batch.isEmpty ? slot.job : slot.batch[max(0, min(slot.batch.count, slot.claim.begun) - 1)]
+            if slot.generation != worker.generation || current != worker.job {
+                problems.append("worker \(worker.slot) runs \(worker.job.map(name) ?? "nothing"), the scheduler's slot says \(current.map(name) ?? "nothing")")
             }
         }
         // A worker whose job was cancelled has its task cancelled, once the run knows the task.

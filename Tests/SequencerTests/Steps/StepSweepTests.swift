@@ -17,6 +17,18 @@ import Testing
         }
     }
 
+    /// The same with batches: workers take up to 2 to 32 jobs in one step, go on with them
+    /// without reporting, and have them taken back (see `SchedulerState+Batches.swift`).
+    @Test(arguments: 0..<48)
+    func randomEventsWithBatchesKeepTheInvariantsAndEveryRunEnds(batch: UInt64) throws {
+        for seed in batch * 100..<(batch + 1) * 100 {
+            if let failure = try Self.sweep(seed: seed, batches: true) {
+                Issue.record("seed \(seed), with batches: \(failure)")
+                return
+            }
+        }
+    }
+
     /// Seeds of wider sweeps (20,000 seeds) that found a hang: a child needs a job waiting in an
     /// ordered lane behind a job that needs the child's parent (see
     /// `StepFindingTests.aChildsNeedQueuedInAnOrderedLaneBehindAJobThatNeedsItsParentIsRejected`).
@@ -26,9 +38,9 @@ import Testing
     }
 
     /// Runs one random workflow with random events, then drains it; returns what went wrong.
-    static func sweep(seed: UInt64) throws -> String? {
+    static func sweep(seed: UInt64, batches: Bool = false) throws -> String? {
         var random = SplitMix64(state: seed)
-        var run = try driver(&random)
+        var run = try driver(&random, batches: batches)
         run.begin()
         var events = random.int(0...80)
         for _ in 0..<400 where events > 0 && run.problems.isEmpty && !run.scheduler.isFinished {
@@ -48,21 +60,26 @@ import Testing
     }
 
     /// Up to 10 jobs needing earlier ones, in up to 2 lanes, with priorities and shared keys.
-    private static func driver(_ random: inout SplitMix64) throws -> StepDriver {
+    /// With `batches`, workers take batches, and the workflow's jobs have no keys (a run with
+    /// keys takes none; its children may have keys, which stops the batches).
+    private static func driver(_ random: inout SplitMix64, batches: Bool = false) throws -> StepDriver {
         var workflow = Workflow()
         let lanes = (0..<random.int(0...2)).map { "lane\($0)" }
         for lane in lanes { workflow.lane(lane, width: random.int(1...2), ordered: random.chance(percent: 50)) }
-        let count = random.int(1...10)
+        // With batches, wider: a batch takes a share of the ready queue, so it needs a deep one.
+        let count = batches ? random.int(3...12) : random.int(1...10)
         for index in 0..<count {
-            let needs = (0..<index).filter { _ in random.chance(percent: 20) }.map { JobID("j\($0)") }
+            let needs = (0..<index).filter { _ in random.chance(percent: batches ? 8 : 20) }.map { JobID("j\($0)") }
             try workflow.add(
                 JobID("j\(index)"), needs: needs,
                 lane: !lanes.isEmpty && random.chance(percent: 40) ? random.pick(lanes) : nil,
                 priority: random.pick(Priority.allCases),
-                coalesce: random.chance(percent: 25) ? random.pick(["k0", "k1"]) : nil
+                coalesce: !batches && random.chance(percent: 25) ? random.pick(["k0", "k1"]) : nil
             ) { _ in }
         }
-        return try StepDriver(workflow, maxConcurrency: random.int(1...3), keepGoing: random.chance(percent: 50))
+        let batchLimit = batches ? random.pick([2, 3, 4, 32]) : 1
+        return try StepDriver(
+            workflow, maxConcurrency: batches ? random.int(1...2) : random.int(1...3), keepGoing: random.chance(percent: 50), batchLimit: batchLimit)
     }
 
     /// One random event, if it can happen now; returns whether it did.
@@ -73,7 +90,9 @@ import Testing
         let jobs = Array(run.scheduler.jobs.numbers)
         let unfinished = jobs.filter { !run.scheduler.jobs[$0].phase.isTerminal }
         switch random.int(0...999) / 10 {
-        case 0..<30: return run.finishOne(&random)
+        case 0..<30:
+            if run.scheduler.batchLimit > 1, random.chance(percent: 50), run.goOnOne(&random) { return true }
+            return run.finishOne(&random)
         case 30..<37: return run.parkOne(&random)
         case 37..<40: return run.registerOne(&random)
         case 40..<47:

@@ -1,0 +1,98 @@
+import Foundation
+@testable import Sequencer
+import SequencerTestHelpers
+import Testing
+
+/// Batches under real workers, over and over: runs of short jobs, most of them no-ops so that
+/// workers take batches and go on with them without the lock, while the test cancels jobs,
+/// cancels the run, or lets a short deadline pass, at random moments; some jobs sleep, so that
+/// idle workers take back what a batch has not begun, and some add a child. Each run must end (a
+/// watchdog prints every thread's stack when none has for a while), no body may run twice, and
+/// each job's status must agree with what its body did: a job that succeeded ran once, after
+/// every job it needs succeeded; a skipped job never ran.
+///
+/// `SEQUENCER_STRESS_ROUNDS` sets the number of rounds of 1,000 runs; without it, a few dozen
+/// run with the other suites. CI runs the long form in a step of its own.
+@Suite struct BatchStressTests {
+    static var shortForm: Int {
+        #if SEQUENCER_PTHREAD_LOCK
+        return 10  // the sanitized build's flag
+        #else
+        return 60
+        #endif
+    }
+
+    @Test func batchedRunsEndAndAgreeWithWhatTheirBodiesDid() async throws {
+        let size = StressSize.current
+        let runs = size.rounds.map { $0 * 1_000 } ?? Self.shortForm
+        let watchdog = Watchdog("batched runs", stall: size.stall)
+        defer { watchdog.stop() }
+        for round in 0..<runs {
+            var random = SplitMix64(state: UInt64(round) &* 0x9E37_79B9)
+            let count = random.int(100...1_500)
+            let ran = Locked([Int](repeating: 0, count: count))
+            var workflow = Workflow()
+            var needs: [[Int]] = []
+            for index in 0..<count {
+                let mine = index > 0 && random.chance(percent: 30)
+                    ? Array(Set((0..<random.int(1...2)).map { _ in random.int(0...index - 1) })) : []
+                needs.append(mine)
+                let sleeps = random.chance(percent: 2)
+                // A child may need a job taken in the same batch as its parent, whose end the
+                // parent's worker holds.
+                let childNeeds = index > 0 && random.chance(percent: 1) ? [JobID("j\(random.int(max(0, index - 40)...index - 1))")] : nil
+                try workflow.add(JobID("j\(index)"), needs: mine.map { JobID("j\($0)") }) { context in
+                    ran.withLock { $0[index] += 1 }
+                    if let childNeeds { try context.addChild("child", needs: childNeeds) { _ in } }
+                    if sleeps { try await Task.sleep(for: .microseconds(200)) }
+                }
+            }
+            let deadline: Duration? = random.chance(percent: 15) ? .microseconds(random.int(100...3_000)) : nil
+            let run = try workflow.start(RunOptions(
+                maxConcurrency: random.int(1...4), deadline: deadline, keepGoing: random.chance(percent: 50),
+                gracePeriod: .milliseconds(100)))
+            switch random.int(0...9) {
+            case 0..<4:
+                // Cancel a few jobs as the run goes.
+                for _ in 0..<random.int(1...8) {
+                    for _ in 0..<random.int(0...50) { await Task.yield() }
+                    run.cancel(JobID("j\(random.int(0...count - 1))"))
+                }
+            case 4:
+                for _ in 0..<random.int(0...200) { await Task.yield() }
+                run.cancel()
+            default:
+                break
+            }
+            let report = await run.report()
+            watchdog.note("round \(round)")
+
+            let times = ran.withLock { $0 }
+            var status: [JobStatus] = []
+            for index in 0..<count {
+                guard let outcome = report.outcome(of: JobID("j\(index)")) else {
+                    Issue.record("round \(round): j\(index) has no outcome")
+                    return
+                }
+                status.append(outcome.status)
+            }
+            for index in 0..<count {
+                #expect(times[index] <= 1, "round \(round): j\(index)'s body ran \(times[index]) times")
+                switch status[index] {
+                case .succeeded:
+                    #expect(times[index] == 1, "round \(round): j\(index) succeeded, its body ran \(times[index]) times")
+                    for need in needs[index] where status[need] != .succeeded {
+                        Issue.record("round \(round): j\(index) succeeded, but its need j\(need) is \(status[need])")
+                    }
+                case .skipped:
+                    #expect(times[index] == 0, "round \(round): j\(index) was skipped, but its body ran")
+                case .cancelled, .timedOut:
+                    break  // before it began (never ran) or while it ran (once)
+                case .failed, .upToDate:
+                    Issue.record("round \(round): j\(index) is \(status[index]); no body fails or is up to date")
+                }
+            }
+            if times.contains(where: { $0 > 1 }) { return }
+        }
+    }
+}
