@@ -319,7 +319,7 @@ final class RunCore: Sendable {
     private func settleHeldEnds(_ state: inout State, into actions: inout Scheduler.Actions) {
         var couldStart = state.scheduler.couldStartJob
         if couldStart {
-            for slot in state.scheduler.workers.slots.indices where state.scheduler.mayHoldEnds(slot: slot) {
+            for slot in state.scheduler.workers.batching where state.scheduler.mayHoldEnds(slot: slot) {
                 guard slot < state.workers.count, let worker = state.workers[slot],
                     worker.generation == state.scheduler.workers[slot].generation
                 else { continue }

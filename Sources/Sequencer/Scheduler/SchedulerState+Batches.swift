@@ -48,8 +48,7 @@ extension SchedulerState {
             batch.append(job)
         }
         guard batch.count > 1 else { return }
-        workers[slot].batch = batch
-        workers[slot].claim.open(generation: workers[slot].generation, count: batch.count)
+        workers.openBatch(slot, batch)
         outbox.batch = batch
     }
 
@@ -70,9 +69,8 @@ extension SchedulerState {
         let batch = workers[slot].batch
         guard !batch.isEmpty else { return }
         let begun = min(batch.count, max(1, workers[slot].claim.close()))
-        workers[slot].batch = []
         workers[slot].job = batch[begun - 1]
-        workers[slot].awaiting = Array(batch[..<(begun - 1)])
+        workers.closeBatch(slot, awaiting: Array(batch[..<(begun - 1)]))
         for job in batch[begun...].reversed() {
             setPhase(job, from: .running, to: .queued)
             ready.putBack(job, priority: jobs[job].priority)
@@ -82,7 +80,7 @@ extension SchedulerState {
     /// Closes every open batch (the run stops starting jobs).
     mutating func closeBatches() {
         guard batchLimit > 1 else { return }
-        for slot in workers.slots.indices where !workers[slot].batch.isEmpty { closeBatch(of: slot) }
+        for slot in workers.batching { closeBatch(of: slot) }
     }
 
     /// Closes the batch that holds `job`, begun or not, if one does.
@@ -94,7 +92,7 @@ extension SchedulerState {
     /// Closes the batch with the most jobs not begun, for a worker with nothing to do.
     private mutating func reclaimLongestBatch() {
         var longest: (slot: Int, unbegun: Int)?
-        for slot in workers.slots.indices where !workers[slot].batch.isEmpty {
+        for slot in workers.batching where !workers[slot].batch.isEmpty {
             let unbegun = workers[slot].claim.unbegun
             if unbegun > (longest?.unbegun ?? 0) { longest = (slot, unbegun) }
         }
@@ -105,7 +103,10 @@ extension SchedulerState {
     /// ``counts``, but pending to anyone reading the run.
     var unbegunInBatches: Int {
         guard batchLimit > 1 else { return 0 }
-        return workers.slots.reduce(0) { $0 + ($1.batch.isEmpty ? 0 : min($1.claim.unbegun, $1.batch.count - 1)) }
+        return workers.batching.reduce(0) { count, slot in
+            let batch = workers[slot].batch
+            return count + (batch.isEmpty ? 0 : min(workers[slot].claim.unbegun, batch.count - 1))
+        }
     }
 
     /// Whether a worker could start a job now: one is parked, or the run may start another.

@@ -113,7 +113,7 @@ extension SchedulerState {
                 ?? Completion(result: .threw(CancellationError()), attempts: 1, startedAt: jobs[ran].startedAt ?? now, endedAt: now)
             settle(ran, end)
         }
-        workers[slot].awaiting = []
+        workers.endBatch(slot)
     }
 
     /// Cancels a running job and its children.

@@ -163,7 +163,7 @@ struct SchedulerState<Waiter> {
         }
         closeBatch(of: slot)  // gives back the jobs it did not begin
         workers[slot].job = nil
-        workers[slot].awaiting = []
+        workers.endBatch(slot)
         for (ran, end) in earlier where jobs[ran].phase == .running { settle(ran, end) }
         settle(job, completion)
         releaseBody(of: job)

@@ -14,11 +14,11 @@ struct WorkerSlots<Waiter> {
         var suspended = false
         var generation: UInt32 = 0
         /// The jobs it took in one step, in order, while their batch is open (the first is `job`);
-        /// empty otherwise. See ``BatchClaim``.
-        var batch: [Int32] = []
+        /// empty otherwise. See ``BatchClaim``. Set through ``WorkerSlots/openBatch(_:_:)``.
+        fileprivate(set) var batch: [Int32] = []
         /// Jobs of its closed batch whose bodies returned before the one it runs now: they end
         /// with its next report.
-        var awaiting: [Int32] = []
+        fileprivate(set) var awaiting: [Int32] = []
         /// Where its worker claims each job of a batch.
         let claim = BatchClaim()
     }
@@ -30,6 +30,10 @@ struct WorkerSlots<Waiter> {
     var idle: [(slot: Int, waiter: Waiter)] = []
     /// Workers running a body now (suspended parents excluded).
     private(set) var live = 0
+    /// The slots with an open batch or jobs awaiting their worker's report: at most one per
+    /// worker, so that finding a batch never walks every slot (a run whose parents wait for
+    /// their children has as many slots as waiting parents).
+    private(set) var batching: [Int] = []
 
     init(limit: Int) { self.limit = max(1, limit) }
 
@@ -51,8 +55,7 @@ struct WorkerSlots<Waiter> {
         }
         slots[slot].job = nil
         slots[slot].retiring = false
-        slots[slot].batch = []
-        slots[slot].awaiting = []
+        endBatch(slot)
         slots[slot].generation &+= 1
         live += 1
         return slot
@@ -68,8 +71,7 @@ struct WorkerSlots<Waiter> {
     mutating func retire(_ slot: Int) {
         slots[slot].job = nil
         slots[slot].retiring = false
-        slots[slot].batch = []
-        slots[slot].awaiting = []
+        endBatch(slot)
         live -= 1
         free.append(slot)
     }
@@ -78,6 +80,7 @@ struct WorkerSlots<Waiter> {
     /// is ignored (its generation changed).
     mutating func detach(_ slot: Int) {
         if !slots[slot].suspended { live -= 1 }
+        endBatch(slot)
         slots[slot] = Slot(generation: slots[slot].generation &+ 1)
         free.append(slot)
     }
@@ -99,19 +102,43 @@ struct WorkerSlots<Waiter> {
         slots.firstIndex { $0.job == job }
     }
 
+    // MARK: - Batches
+
+    /// The worker in `slot` took `batch` in one step; its first job is begun.
+    mutating func openBatch(_ slot: Int, _ batch: [Int32]) {
+        slots[slot].batch = batch
+        slots[slot].awaiting = []
+        slots[slot].claim.open(generation: slots[slot].generation, count: batch.count)
+        if !batching.contains(slot) { batching.append(slot) }
+    }
+
+    /// The batch of `slot` is closed: `awaiting` are the jobs whose bodies returned and which its
+    /// worker has not reported.
+    mutating func closeBatch(_ slot: Int, awaiting: [Int32]) {
+        slots[slot].batch = []
+        slots[slot].awaiting = awaiting
+        if awaiting.isEmpty { endBatch(slot) }
+    }
+
+    /// The worker in `slot` reported, or left: nothing of a batch is left there.
+    mutating func endBatch(_ slot: Int) {
+        guard let index = batching.firstIndex(of: slot) else { return }
+        slots[slot].batch = []
+        slots[slot].awaiting = []
+        batching.swapAt(index, batching.count - 1)
+        batching.removeLast()
+    }
+
     /// The slot whose worker holds `job` in its open batch, begun or not.
     func slot(batching job: Int32) -> Int? {
-        slots.firstIndex { $0.batch.contains(job) }
+        batching.first { slots[$0].batch.contains(job) }
     }
 
     /// Whether `job`'s body returned in a worker that has not reported it yet (see
     /// ``Slot/awaiting``).
     func isAwaitingReport(_ job: Int32) -> Bool {
-        slots.contains { $0.awaiting.contains(job) }
+        batching.contains { slots[$0].awaiting.contains(job) }
     }
-
-    /// Slots whose batch is open.
-    var batching: [Int] { slots.indices.filter { !slots[$0].batch.isEmpty } }
 
     /// The jobs workers run now (suspended parents included), in slot order. In an open batch,
     /// the jobs its worker began (the last one runs); those it has not begun are not listed.
