@@ -16,8 +16,6 @@ struct InternedKeys: Sendable {
     /// The first job added whose result type differs from the type of its key's first job.
     private var mismatch: (job: Int32, key: Int32, type: ObjectIdentifier?)?
 
-    var isEmpty: Bool { names.isEmpty }
-
     /// Records the key of job `job`, the next job added (nil when it has none), and the type its
     /// body returns.
     mutating func add(_ key: String?, job: Int32, type: ObjectIdentifier?) {

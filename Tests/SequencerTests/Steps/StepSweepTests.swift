@@ -19,7 +19,17 @@ import Testing
 
     /// The same with batches: workers take up to 2 to 32 jobs in one step, go on with them
     /// without reporting, and have them taken back (see `SchedulerState+Batches.swift`).
-    @Test(arguments: 0..<48)
+    /// Fewer under the thread sanitizer (the sanitized build's flag): the sweep is one thread's
+    /// logic, and its minutes there starved the suites beside it (CI run 59).
+    static var batchSweeps: Range<UInt64> {
+        #if SEQUENCER_PTHREAD_LOCK
+        return 0..<4
+        #else
+        return 0..<48
+        #endif
+    }
+
+    @Test(arguments: batchSweeps)
     func randomEventsWithBatchesKeepTheInvariantsAndEveryRunEnds(batch: UInt64) throws {
         for seed in batch * 100..<(batch + 1) * 100 {
             if let failure = try Self.sweep(seed: seed, batches: true) {
