@@ -120,7 +120,13 @@ extension SchedulerState {
     /// Ends of batched jobs read from a worker that has not reported them (see
     /// ``WorkerProbe/takeEnded()``): those still running end now, and the worker's report skips them.
     mutating func settle(ends: [(job: Int32, completion: Completion)]) -> Actions {
-        for (job, end) in ends where jobs.contains(job) && jobs[job].phase == .running { settle(job, end) }
+        settleHeld(ends)
         return flush()
+    }
+
+    /// Settles the ends a worker held, skipping those the run settled already (from the same
+    /// worker's held ends, read by another step) and those a queue forgot.
+    mutating func settleHeld(_ ends: [(job: Int32, completion: Completion)]) {
+        for (job, end) in ends where jobs.contains(job) && jobs[job].phase == .running { settle(job, end) }
     }
 }

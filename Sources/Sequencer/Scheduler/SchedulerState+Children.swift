@@ -137,7 +137,7 @@ extension SchedulerState {
         of parent: Int32, target: Int32?, slot: Int, _ waiter: Waiter, earlier: [(job: Int32, completion: Completion)] = []
     ) -> Actions {
         closeBatch(of: slot)
-        for (ran, end) in earlier where jobs.contains(ran) && jobs[ran].phase == .running { settle(ran, end) }
+        settleHeld(earlier)
         guard !groups.isOver(parent: parent, target: target, jobs: jobs),
             workers[slot].job == parent  // otherwise abandoned: it runs detached
         else {

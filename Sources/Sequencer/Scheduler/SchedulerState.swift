@@ -164,7 +164,7 @@ struct SchedulerState<Waiter> {
         closeBatch(of: slot)  // gives back the jobs it did not begin
         workers[slot].job = nil
         workers.endBatch(slot)
-        for (ran, end) in earlier where jobs[ran].phase == .running { settle(ran, end) }
+        settleHeld(earlier)
         settle(job, completion)
         releaseBody(of: job)
         var step = WorkerStep.exit

@@ -21,6 +21,9 @@ struct WorkerSlots<Waiter> {
         fileprivate(set) var awaiting: [Int32] = []
         /// Where its worker claims each job of a batch.
         let claim = BatchClaim()
+
+        /// How many jobs of its open batch its worker has begun: at least the first, at most all.
+        var begunInBatch: Int { min(batch.count, max(1, claim.begun)) }
     }
 
     let limit: Int
@@ -145,7 +148,7 @@ struct WorkerSlots<Waiter> {
     var jobs: [Int32] {
         slots.flatMap { slot in
             guard !slot.batch.isEmpty else { return slot.awaiting + (slot.job.map { [$0] } ?? []) }
-            return Array(slot.batch.prefix(min(slot.batch.count, max(1, slot.claim.begun))))
+            return Array(slot.batch.prefix(slot.begunInBatch))
         }
     }
 }

@@ -14,8 +14,7 @@ extension StepDriver {
             for end in worker.ended { holders[end.job, default: 0] += 1 }
         }
         for slot in scheduler.workers.slots where !slot.batch.isEmpty {
-            let begun = min(slot.batch.count, max(1, slot.claim.begun))
-            for job in slot.batch[begun...] { holders[job, default: 0] += 1 }
+            for job in slot.batch[slot.begunInBatch...] { holders[job, default: 0] += 1 }
         }
         for job in scheduler.joiners { holders[job, default: 0] += 1 }
         for job in scheduler.jobs.numbers where scheduler.jobs[job].phase == .running {

@@ -58,7 +58,7 @@ extension StepDriver {
         for worker in workers.values {
             let slot = slots[worker.slot]
             // In an open batch, the job its worker runs is the last it claimed.
-            let current = slot.batch.isEmpty ? slot.job : slot.batch[max(0, min(slot.batch.count, slot.claim.begun) - 1)]
+            let current = slot.batch.isEmpty ? slot.job : slot.batch[slot.begunInBatch - 1]
             if slot.generation != worker.generation || current != worker.job {
                 problems.append("worker \(worker.slot) runs \(worker.job.map(name) ?? "nothing"), the scheduler's slot says \(current.map(name) ?? "nothing")")
             }
