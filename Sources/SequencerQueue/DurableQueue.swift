@@ -339,8 +339,9 @@ extension DurableQueue {
     /// ``QueueWorker`` does on a graceful shutdown: each claims no more jobs, gives back at once
     /// those it claimed ahead, and lets its running jobs finish for up to `grace`; those still
     /// running then are cancelled and released, to run again at once elsewhere, their attempts
-    /// not counted. Each `work` returns once its last end is recorded. Draining again changes
-    /// nothing.
+    /// not counted. A body that ignores its cancellation for 2 s is waited for, its lease
+    /// renewed, for up to a lease: if it returns a value, its job is done, not run again. Each
+    /// `work` returns once its last end is recorded. Draining again changes nothing.
     public func drain(within grace: Duration) {
         let first = draining.withLock { draining -> Bool in
             guard draining == nil else { return false }

@@ -17,7 +17,8 @@ public import Sequencer
 /// a group that listens for it) it drains: it claims no more jobs, gives back at once the jobs it
 /// claimed ahead that have not started, and lets the running ones finish for up to
 /// `gracePeriod`; those still running then are cancelled and released, to run again at once on
-/// another worker, their attempts not counted. `run()` returns once the last end is recorded.
+/// another worker, their attempts not counted (a body that ignores its cancellation is waited
+/// for, as ``DurableQueue/drain(within:)`` says). `run()` returns once the last end is recorded.
 /// Cancelling the service's task (the group's own deadline) releases the running jobs at once.
 public struct QueueWorker: Service {
     public let queue: DurableQueue

@@ -20,19 +20,52 @@ extension WorkLoop {
             }
             do {
                 try local.add(id, priority: job.priority, timeout: job.timeout) { [self] context in
-                    // Kept only while the job has not ended: a body abandoned after its
-                    // timeout may return long after its end was recorded.
+                    state.withLock { _ = $0.bodies.insert(id) }
                     do {
                         let output = try await queue.tracer.attempt(job) { try await kind.run(job.input, context) }
-                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .success(output) } }
+                        returned(id, .success(output))
                     } catch {
-                        state.withLock { if $0.byLocal[id] != nil { $0.results[id] = .failure(error) } }
+                        returned(id, .failure(error))
                         throw error
                     }
                 }
             } catch {
                 release(id)
             }
+        }
+    }
+
+    /// A body returned. Its result is kept for its job's end, while the job has not ended: a
+    /// body abandoned after its timeout may return long after its end was recorded. A job
+    /// given up on as work stopped ends now, as its body says (see ``awaitAbandonedBodies()``).
+    func returned(_ id: JobID, _ result: Result<Data, any Error>) {
+        let (now, nanoseconds) = (clock.now(), clock.nanoseconds())
+        state.withLock { state in
+            state.bodies.remove(id)
+            if state.byLocal[id] != nil {
+                state.results[id] = result
+            } else if let abandoned = state.abandoned.removeValue(forKey: id), let running = state.running[abandoned.durable] {
+                let outcome = Self.outcome(of: running, status: abandoned.status, result: result, stopping: state.stopping, now: now)
+                state.end(running, outcome, owner: owner, ranNanoseconds: running.startedAt.map { nanoseconds - $0 })
+            }
+        }
+    }
+
+    /// Waits for the bodies given up on as work stopped (they ignored their cancellation past
+    /// the local queue's grace period), for up to a lease: their jobs stay this worker's, their
+    /// leases renewed, so that a body that returns a value has its job recorded as done rather
+    /// than run again elsewhere, perhaps beside it. The jobs of those still out then are released.
+    func awaitAbandonedBodies() async {
+        let limit = ContinuousClock.now + options.lease
+        while state.withLock({ !$0.abandoned.isEmpty }), ContinuousClock.now < limit {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        state.withLock { state in
+            for abandoned in state.abandoned.values {
+                guard let running = state.running[abandoned.durable] else { continue }
+                state.end(running, .released, owner: owner, ranNanoseconds: nil)
+            }
+            state.abandoned = [:]
         }
     }
 
@@ -71,9 +104,13 @@ extension WorkLoop {
             }
             let outcome = Self.outcome(
                 of: running, status: status, result: result, stopping: state.stopping, now: now)
-            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: outcome))
-            state.measures[AttemptKey(id: durable, attempt: running.job.attempt)] = Measure(
-                kind: running.job.kind, lane: running.job.lane, ranNanoseconds: running.startedAt.map { nanoseconds - $0 })
+            if case .released = outcome, case nil = result, state.bodies.contains(id) {
+                // Given up on, its body still runs and may yet return a value: ended now as
+                // released, the job could run again elsewhere beside it, and be done twice.
+                state.abandoned[id] = Abandoned(durable: durable, status: status)
+                return nil
+            }
+            state.end(running, outcome, owner: owner, ranNanoseconds: running.startedAt.map { nanoseconds - $0 })
             if case .failure(is CannotRunHere)? = result {
                 state.refused[running.job.kind] = now + QueueClock.milliseconds(Self.refusedKindPause)
             }
@@ -204,5 +241,15 @@ extension WorkLoop {
         }
         recorded(ends, done)
         queue.doorbell.ring()
+    }
+}
+
+extension WorkLoop.State {
+    /// Gathers a claimed job's end for the next turn, and what the metrics report of it.
+    mutating func end(_ running: WorkLoop.Running, _ outcome: AttemptEnd.Outcome, owner: String, ranNanoseconds: Int64?) {
+        let job = running.job
+        ends.append(AttemptEnd(id: job.id, attempt: job.attempt, owner: owner, outcome: outcome))
+        measures[WorkLoop.AttemptKey(id: job.id, attempt: job.attempt)] = WorkLoop.Measure(
+            kind: job.kind, lane: job.lane, ranNanoseconds: ranNanoseconds)
     }
 }

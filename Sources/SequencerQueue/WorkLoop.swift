@@ -26,6 +26,12 @@ final class WorkLoop: Sendable {
         var startedAt: Int64?
     }
 
+    /// A job whose body was given up on as work stopped, and how the local queue ended it.
+    struct Abandoned: Sendable {
+        let durable: DurableJobID
+        let status: JobStatus
+    }
+
     /// An attempt of a job.
     struct AttemptKey: Hashable, Sendable {
         let id: DurableJobID
@@ -48,6 +54,12 @@ final class WorkLoop: Sendable {
         var byLocal: [JobID: DurableJobID] = [:]
         /// Bodies' results, by local ID, until their job's end is seen.
         var results: [JobID: Result<Data, any Error>] = [:]
+        /// Bodies under way, by local ID, from their start until they return.
+        var bodies: Set<JobID> = []
+        /// Jobs the local queue ended while their bodies still ran, as work stopped (a body
+        /// that ignores its cancellation is given up after the local queue's grace period):
+        /// their ends wait for what the bodies return (see ``awaitAbandonedBodies()``).
+        var abandoned: [JobID: Abandoned] = [:]
         /// Ended attempts, to record.
         var ends: [AttemptEnd] = []
         /// What the metrics report of each gathered end, once the store has recorded it.
@@ -126,7 +138,6 @@ final class WorkLoop: Sendable {
         } catch {
             failure = error
         }
-        heartbeat.cancel()
         gauges.cancel()
         wakeUps?.cancel()
         cancelNotices?.cancel()
@@ -134,6 +145,9 @@ final class WorkLoop: Sendable {
         local.cancel()
         _ = await local.report()
         await collector.value
+        // The heartbeat goes on renewing the leases of the jobs whose bodies were given up on.
+        await Task { await awaitAbandonedBodies() }.value
+        heartbeat.cancel()
         // The last ends are written even though this task was cancelled (the store's calls
         // check for cancellation): released jobs run again at once elsewhere.
         try await Task { try await flush() }.value

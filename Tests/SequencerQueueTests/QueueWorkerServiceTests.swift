@@ -73,6 +73,32 @@ struct QueueWorkerServiceTests {
         }
     }
 
+    /// A body that ignores its cancellation past the local queue's grace period (2 s) is given
+    /// up on, but may still return a value: the worker waits for it, and records its job as
+    /// done rather than releasing it to run again elsewhere (the drain stress test, on a busy
+    /// machine, saw three jobs done twice so).
+    @Test func aBodyGivenUpOnAsTheWorkerStopsIsRecordedAsItReturnsNotRunAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualClock()
+        let gate = Gate()
+        let queue = try await Self.queue(directory, clock, gate: gate)
+        let id = try await queue.enqueue("slow", 1)
+        let working = Task { try await queue.work(maxConcurrency: 1) }
+        #expect(await BoundedArrivals.at(gate, 1))
+        queue.drain(within: .zero)
+        // The body, cancelled, waits at the gate: after the grace period the local queue ends
+        // its job without it.
+        #expect(await BoundedSleepers.at(clock, until: .seconds(2)))
+        clock.advance(by: .seconds(2))
+        let worker = try #require(queue.workers.withLock { $0.values.first })
+        #expect(await eventually { worker.state.withLock { $0.stopping && $0.byLocal.isEmpty } })
+        #expect(try await queue.job(id)?.state == .running, "held while its body may return")
+        gate.open()
+        try await working.value
+        let job = try #require(try await queue.job(id))
+        #expect(job.state == .succeeded && job.attempts == 1, "\(job)")
+    }
+
     /// `DurableQueue.drain(within:)` drains every `work` of the queue, as a graceful shutdown
     /// does, and a `work` started after it claims nothing and returns.
     @Test func drainingAQueueDrainsItsWorkNowAndLater() async throws {
