@@ -6,7 +6,7 @@ import Testing
 
 /// `prune(endedBefore:includingFailures:)`, `close()`, `wakeUps()` and `cancelNotices()` on
 /// both stores.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ContractPruneTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ContractPruneTests {
     /// Live jobs are never pruned, however old.
     @Test(arguments: StoreKind.testable)
     func liveJobsAreNeverPrunedHoweverOld(_ kind: StoreKind) async throws {
