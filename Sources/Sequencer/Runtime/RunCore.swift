@@ -349,7 +349,12 @@ final class RunCore: Sendable {
             }
             step { state in
                 while state.workers.count <= slot { state.workers.append(nil) }
-                state.workers[slot] = Worker(generation: generation, task: task, probe: probe)
+                // The task may have run its jobs and ended before this step, and its slot gone to
+                // a newer worker, registered already: that one must stay, or its cancels, its held
+                // ends and its probe would be lost to the run (the batch stress test hung so).
+                if state.scheduler.workers[slot].generation == generation {
+                    state.workers[slot] = Worker(generation: generation, task: task, probe: probe)
+                }
                 return state.scheduler.register(slot: slot, generation: generation)
             }
         }
