@@ -8,13 +8,11 @@ import Testing
 /// cancels the run, or lets a short deadline pass, at random moments; some jobs sleep, so that
 /// idle workers take back what a batch has not begun, and some add a child. In some runs each
 /// job has a timeout that the sleeping ones may pass and the hanging ones must (those runs take
-/// one job at a time, and their timeouts retire workers, whose slots new workers take). Each run
-/// must end (a watchdog prints every thread's stack when none has for a while), no body may run
-/// twice, and each job's status must agree with what its body did: a job
-/// that succeeded ran once, after every job it needs succeeded; a skipped job never ran.
-///
-/// Retries are left out: with a timeout and a retry policy on every job, a body now and then
-/// runs twice (see the note on issue 31), which this test would report.
+/// one job at a time, and their timeouts retire workers, whose slots new workers take); in some,
+/// every job may be tried twice and a few fail their first attempt. Each run must end (a
+/// watchdog prints every thread's stack when none has for a while), no body may run to its
+/// count twice, and each job's status must agree with what its body did: a job that succeeded
+/// ran once, after every job it needs succeeded; a skipped job never ran.
 ///
 /// `SEQUENCER_STRESS_ROUNDS` sets the number of rounds of 1,000 runs; without it, a few dozen
 /// run with the other suites. CI runs the long form in a step of its own.
@@ -44,6 +42,10 @@ import Testing
             // With timeouts, a few jobs hang until their timeout ends them: one that succeeds
             // would say its timeout never fired.
             var hangs = [Bool](repeating: false, count: count)
+            // In some, every job may be tried twice, and a few fail their first attempt. A job
+            // whose first attempt was cut short by a cancel must not be tried again.
+            let retries = random.chance(percent: 30)
+            var failsOnce = [Bool](repeating: false, count: count)
             for index in 0..<count {
                 let mine = index > 0 && random.chance(percent: 30)
                     ? Array(Set((0..<random.int(1...2)).map { _ in random.int(0...index - 1) })) : []
@@ -55,7 +57,11 @@ import Testing
                 let timeout: Duration? = timeouts ? .microseconds(random.int(100...2_000)) : nil
                 let hang = timeouts && random.chance(percent: 1)
                 hangs[index] = hang
-                try workflow.add(JobID("j\(index)"), needs: mine.map { JobID("j\($0)") }, timeout: timeout) { context in
+                let retry: RetryPolicy = retries ? .fixed(attempts: 2, delay: .microseconds(random.int(0...300))) : .none
+                let fails = retries && random.chance(percent: 3)
+                failsOnce[index] = fails
+                try workflow.add(JobID("j\(index)"), needs: mine.map { JobID("j\($0)") }, timeout: timeout, retry: retry) { context in
+                    if fails, context.attempt == 1 { throw StressFailure() }
                     ran.withLock { $0[index] += 1 }
                     if let childNeeds { try context.addChild("child", needs: childNeeds) { _ in } }
                     if sleeps { try await Task.sleep(for: .microseconds(200)) }
@@ -104,6 +110,8 @@ import Testing
                     #expect(times[index] == 0, "round \(round): j\(index) was skipped, but its body ran")
                 case .cancelled, .timedOut:
                     break  // before it began (never ran) or while it ran (once)
+                case .failed where failsOnce[index]:
+                    break  // its retry was cut short (a cancel, the deadline)
                 case .failed, .upToDate:
                     Issue.record("round \(round): j\(index) is \(status[index]); no body fails or is up to date")
                 }
@@ -112,3 +120,6 @@ import Testing
         }
     }
 }
+
+/// The first attempt of a job that fails once.
+private struct StressFailure: Error {}

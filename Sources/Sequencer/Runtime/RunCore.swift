@@ -137,11 +137,11 @@ final class RunCore: Sendable {
                 } else {
                     completion.endedAt = time.now()
                     if hasOptions, let failure, plan.hasOptions(Int(job)) {
-                        completion = await execute(job, slot: slot, startedAt: startedAt, probe: probe, afterFailure: failure)
+                        completion = await execute(job, slot: slot, generation: generation, startedAt: startedAt, probe: probe, afterFailure: failure)
                     }
                 }
             } else {
-                completion = await execute(job, slot: slot, spec: spec, startedAt: startedAt, probe: probe)
+                completion = await execute(job, slot: slot, generation: generation, spec: spec, startedAt: startedAt, probe: probe)
             }
             spec = nil
             ranWithoutYielding &+= 1
@@ -200,7 +200,7 @@ final class RunCore: Sendable {
     /// Runs a job's body with its retries and timeout, at its priority, timing it. With
     /// `afterFailure`, the first attempt already ran and threw it: the retries follow.
     @inline(never)
-    private func execute(_ job: Int32, slot: Int, spec known: JobSpec? = nil, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
+    private func execute(_ job: Int32, slot: Int, generation: UInt32, spec known: JobSpec? = nil, startedAt: Int64, probe: WorkerProbe, afterFailure: (any Error)? = nil) async -> Completion {
         // The job was taken under the lock, so it starts even if its run was cancelled since:
         // its body sees the cancellation at once.
         let spec = plan.contains(job) ? nil : known ?? state.withLock { $0.scheduler.spec(of: job) }
@@ -249,16 +249,12 @@ final class RunCore: Sendable {
             ranAlready = false
             let error = failure ?? CancellationError()
             let policy = spec != nil ? spec?.options?.retry ?? .none : plan.options(of: Int(job))?.retry ?? .none
-            if let delay = retryDelay(after: error, attempt: attempt, policy: policy) {
+            if let delay = retryDelay(after: error, attempt: attempt, policy: policy), mayRetry(job, slot: slot, generation: generation) {
                 attempt += 1
                 probe.attempting(attempt)
-                do {
-                    try await time.sleep(for: delay)
-                    continue
-                } catch {
-                    attempt -= 1  // the retry never started
-                    probe.attempting(attempt)
-                }
+                if (try? await time.sleep(for: delay)) != nil, !Task.isCancelled { continue }
+                attempt -= 1  // the retry never started
+                probe.attempting(attempt)
             }
             return Completion(result: .threw(error), attempts: attempt, startedAt: startedAt, endedAt: time.now())
         }
@@ -272,6 +268,14 @@ final class RunCore: Sendable {
         else { return nil }
         if let deadline, time.now() + delay.nanoseconds >= deadline { return nil }
         return delay
+    }
+
+    /// Whether a job whose attempt failed may be tried again, asked of the scheduler: a cancel
+    /// it decided reaches this worker's task only after its lock is released, and the attempt
+    /// may have failed because of that cancel (an added child refused) before the task knew. A
+    /// cancel decided after this answer cancels the task, and the next attempt sees it.
+    private func mayRetry(_ job: Int32, slot: Int, generation: UInt32) -> Bool {
+        state.withLock { $0.scheduler.mayRetry(job, slot: slot, generation: generation) }
     }
 
     /// Starts the timer of one attempt that started at `start`: when `timeout` passes before

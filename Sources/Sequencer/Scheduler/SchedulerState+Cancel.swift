@@ -117,6 +117,15 @@ extension SchedulerState {
     }
 
     /// Cancels a running job and its children.
+    /// Whether `job`, whose attempt failed in the worker of `slot` and `generation`, may be tried
+    /// again: the worker still runs it, no cancel or timeout was decided for it, and the run has
+    /// not ended. A worker asks before each retry, since a cancel decided here reaches its task
+    /// only after the lock is released, and its attempt may have failed because of it.
+    func mayRetry(_ job: Int32, slot: Int, generation: UInt32) -> Bool {
+        !isFinished && slot < workers.slots.count && workers[slot].generation == generation && workers[slot].job == job
+            && !cancelRequested.contains(job)
+    }
+
     mutating func cancelRunning(_ job: Int32, now: Int64) {
         stopBody(of: job, now: now)
         cancelDescendants(of: job, now: now)

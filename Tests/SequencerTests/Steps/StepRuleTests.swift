@@ -259,6 +259,33 @@ import Testing
         #expect(run.isFinished)
     }
 
+    /// A worker asks before it tries a failed job again. A cancel decided under the lock reaches
+    /// the worker's task only after it, and may be why the attempt failed (a child refused): the
+    /// scheduler's answer is the one that counts. (The batch stress test ran bodies twice so.)
+    @Test func aFailedJobIsTriedAgainOnlyWhileItsWorkerRunsItAndNothingStoppedIt() throws {
+        var workflow = Workflow()
+        for name in ["a", "b", "c"] { try workflow.add(JobID(name)) { _ in } }
+        var run = try StepDriver(workflow, maxConcurrency: 3, keepGoing: false)
+        run.begin()
+        func asks(_ name: JobID, stale: Bool = false) throws -> Bool {
+            let job = try #require(run.number(name))
+            let slot = try #require(run.slot(running: job))
+            let generation = run.scheduler.workers[slot].generation &+ (stale ? 1 : 0)
+            return run.scheduler.mayRetry(job, slot: slot, generation: generation)
+        }
+        #expect(try asks("a"))
+        #expect(try !asks("a", stale: true), "a worker detached from its slot")
+        run.timeOut("b")
+        #expect(try !asks("b"), "timed out, its task not yet cancelled")
+        run.finish("c", .failed)
+        #expect(try asks("a"), "a failure elsewhere stops new jobs, not the attempts of running ones")
+        run.cancelAll(.cancelled)
+        #expect(try !asks("a"), "cancelled, its task not yet cancelled")
+        run.finish("a", .cancelled)
+        run.finish("b", .cancelled)
+        #expect(run.isFinished)
+    }
+
     @Test func aTimedOutJobEndsTimedOutWhenItsBodyReturns() throws {
         var workflow = Workflow()
         workflow.lane("serial", width: 1)
