@@ -87,6 +87,7 @@ import Testing
             }
             let report = await run.report()
             watchdog.note("round \(round)")
+            watchdog.progress()
 
             let times = ran.withLock { $0 }
             var status: [JobStatus] = []
