@@ -7,9 +7,9 @@ import Testing
 /// workers take batches and go on with them without the lock, while the test cancels jobs,
 /// cancels the run, or lets a short deadline pass, at random moments; some jobs sleep, so that
 /// idle workers take back what a batch has not begun, and some add a child. In some runs each
-/// job has a timeout that the sleeping ones may pass and the hanging ones must (those runs take
-/// one job at a time, and their timeouts retire workers, whose slots new workers take); in some,
-/// every job may be tried twice and a few fail their first attempt. Each run must end (a
+/// job has a timeout that the sleeping ones may pass and the hanging ones must (their timeouts
+/// retire workers, whose slots new workers take); in some, every job may be tried twice and a
+/// few fail their first attempt, giving back the rest of their batch. Each run must end (a
 /// watchdog prints every thread's stack when none has for a while), no body may run to its
 /// count twice, and each job's status must agree with what its body did: a job that succeeded
 /// ran once, after every job it needs succeeded; a skipped job never ran.

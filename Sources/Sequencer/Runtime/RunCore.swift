@@ -274,8 +274,16 @@ final class RunCore: Sendable {
     /// it decided reaches this worker's task only after its lock is released, and the attempt
     /// may have failed because of that cancel (an added child refused) before the task knew. A
     /// cancel decided after this answer cancels the task, and the next attempt sees it.
+    /// When it may, the jobs of its batch not begun go back to the ready queue: they need not
+    /// wait out its delay.
     private func mayRetry(_ job: Int32, slot: Int, generation: UInt32) -> Bool {
-        state.withLock { $0.scheduler.mayRetry(job, slot: slot, generation: generation) }
+        var allowed = false
+        step { state in
+            let actions: Scheduler.Actions
+            (allowed, actions) = state.scheduler.retry(job, slot: slot, generation: generation)
+            return actions
+        }
+        return allowed
     }
 
     /// Starts the timer of one attempt that started at `start`: when `timeout` passes before

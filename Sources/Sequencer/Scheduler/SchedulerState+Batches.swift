@@ -16,12 +16,14 @@
 ///   as pending jobs do;
 /// - before its running job adds a child or waits for one.
 ///
-/// Only the plan's jobs with no options, no coalescing key and no place in an ordered lane are
-/// batched, and only in a run that sends no events, is not recorded and has no priorities (the
-/// caller sets ``batchLimit`` to 1 otherwise): so a batched job's `.started` is never observed, no
-/// timer or retry is tied to its worker, and an ordered lane's order and a higher priority's
-/// precedence hold as before. A job in a lane keeps its lane slot while taken, as a queued job
-/// does.
+/// Only the plan's jobs with no place in an ordered lane are batched, in a run with no coalescing
+/// key, that sends no events, is not recorded and has no priorities (the caller sets
+/// ``batchLimit`` to 1 otherwise): so a batched job's `.started` is never observed, and an
+/// ordered lane's order and a higher priority's precedence hold as before. A batched job's
+/// timeout starts as its body begins (its worker starts the timer: a job not begun has none), and
+/// a job that fails and will be tried again gives back the rest of its batch first
+/// (``retry(_:slot:generation:)``), so that they do not wait out its delays. A job in a lane
+/// keeps its lane slot while taken, as a queued job does.
 extension SchedulerState {
     /// Takes the next job for the worker in `slot` and, when the ready queue is deep, more after
     /// it. With nothing ready, it first takes back the jobs not begun of the longest batch.
@@ -52,12 +54,11 @@ extension SchedulerState {
         outbox.batch = batch
     }
 
-    /// Whether `job` may be taken in a batch: one of the plan's jobs, with no options (each
-    /// attempt's timer and retries follow its worker) and not in an ordered lane (a job given
-    /// back would lose its place in the lane's order).
+    /// Whether `job` may be taken in a batch: one of the plan's jobs (a job added at run time
+    /// brings its own options and body), not in an ordered lane (a job given back would lose
+    /// its place in the lane's order).
     private func canBatch(_ job: Int32) -> Bool {
         guard isPlanned(job) else { return false }
-        if plan.hasOptions, plan.hasOptions(Int(job)) { return false }
         if !lanes.isEmpty, let lane = jobs[job].lane, lanes[lane].ordered { return false }
         return true
     }
@@ -75,6 +76,17 @@ extension SchedulerState {
             setPhase(job, from: .running, to: .queued)
             ready.putBack(job, priority: jobs[job].priority)
         }
+    }
+
+    /// `job`, run by the worker in `slot`, failed an attempt that its policy would try again:
+    /// whether it may be (see ``mayRetry(_:slot:generation:)``). Its batch is closed first, so its
+    /// running job is its slot's job again, and the jobs it has not begun go back to the ready
+    /// queue rather than wait out the delay. A worker detached since (its job abandoned) gives
+    /// back nothing: its slot is another's.
+    mutating func retry(_ job: Int32, slot: Int, generation: UInt32) -> (Bool, Actions) {
+        guard workers[slot].generation == generation else { return (false, flush()) }
+        closeBatch(of: slot)
+        return (mayRetry(job, slot: slot, generation: generation), flush())
     }
 
     /// Closes every open batch (the run stops starting jobs).

@@ -221,6 +221,108 @@ import Testing
         #expect(run.isFinished)
     }
 
+    /// Six jobs as in ``sixJobs()``, each with the options `add` gives it.
+    private func sixJobs(_ add: (inout Workflow, JobID) throws -> Void) throws -> StepDriver {
+        var workflow = Workflow()
+        for name in ["a", "b", "c", "d", "e", "f"] { try add(&workflow, JobID(name)) }
+        var run = try StepDriver(workflow, maxConcurrency: 1, batchLimit: 32)
+        run.begin()
+        run.finish("a")
+        return run
+    }
+
+    /// Jobs with a timeout are batched: the timer starts as the body begins. The running job of
+    /// a batch times out: its task is cancelled, the jobs after it are given back, and the one
+    /// whose body returned keeps its result.
+    @Test func aTimeoutOfTheRunningJobOfABatchGivesBackTheRest() throws {
+        var run = try sixJobs { try $0.add($1, timeout: .seconds(1)) { _ in } }
+        #expect(run.last.batch == numbers(run, ["b", "c", "d"]))
+        run.mustGoOn("b")
+        run.timeOut("c")
+        #expect(run.workers[0]?.cancelled == true)
+        #expect(run.phase("d") == .queued, "given back")
+        run.finish("c", .cancelled)
+        #expect(run.phase("b") == .succeeded)
+        #expect(run.phase("c") == .timedOut)
+        #expect(run.failure("c")?.code == .timedOut)
+        #expect(run.isFinished)
+        #expect(run.phase("d") == .skipped, "the failure stopped the run: given back, d never began")
+        #expect(run.startOrder == ["a", "b", "c"])
+    }
+
+    /// A timer cannot start before its job's body begins; one that fired for a job taken and
+    /// not begun would be moot: the job goes back to the ready queue and runs in its turn.
+    @Test func aTimeoutOfAJobNotBegunGivesItBackToRunInItsTurn() throws {
+        var run = try sixJobs { try $0.add($1, timeout: .seconds(1)) { _ in } }
+        run.timeOut("d")
+        #expect(run.phase("d") == .queued)
+        #expect(run.workers[0]?.cancelled == false, "the worker's task runs b, which did not time out")
+        run.drain()
+        #expect(run.isFinished)
+        #expect(run.phase("d") == .succeeded)
+        #expect(run.startOrder == ["a", "b", "c", "d", "e", "f"])
+    }
+
+    /// Jobs with a retry policy are batched. One that fails and will be tried again gives back
+    /// the jobs of its batch not begun, rather than hold them through its delays; it ends as
+    /// its last attempt does, with the ends its worker held.
+    @Test func aJobToBeTriedAgainGivesBackTheRestOfItsBatch() throws {
+        var run = try sixJobs { try $0.add($1, retry: .fixed(attempts: 2, delay: .seconds(1))) { _ in } }
+        #expect(run.last.batch == numbers(run, ["b", "c", "d"]))
+        run.mustGoOn("b")
+        #expect(try retry(&run, "c"))
+        #expect(run.phase("d") == .queued, "given back")
+        #expect(run.phase("b") == .running, "its end is held until the report")
+        #expect(run.scheduler.workers[0].batch.isEmpty)
+        run.finish("c")
+        #expect(run.phase("b") == .succeeded && run.phase("c") == .succeeded)
+        run.drain()
+        #expect(run.isFinished)
+        #expect(run.startOrder == ["a", "b", "c", "d", "e", "f"])
+    }
+
+    /// The last job of a batch, begun without the lock, is not its slot's job until the batch
+    /// closes: a retry closes it first, so the job may be tried again, unless a cancel was
+    /// decided for it.
+    @Test(arguments: [false, true])
+    func theLastJobOfABatchMayBeTriedAgainUnlessCancelled(cancelled: Bool) throws {
+        var run = try sixJobs { try $0.add($1, retry: .fixed(attempts: 2, delay: .seconds(1))) { _ in } }
+        run.mustGoOn("b")
+        run.mustGoOn("c")
+        if cancelled { run.cancel("d") }
+        #expect(try retry(&run, "d") == !cancelled)
+        #expect(run.phase("d") == .running)
+    }
+
+    /// A worker detached since (its job abandoned) gives back nothing: the slot is another's.
+    @Test func aWorkerOfAnotherGenerationGivesBackNothing() throws {
+        var run = try sixJobs()
+        #expect(try !retry(&run, "b", stale: true))
+        #expect(run.scheduler.workers[0].batch == numbers(run, ["b", "c", "d"]))
+        #expect(run.phase("d") == .running)
+    }
+
+    /// Asks, for worker 0, whether `name` may be tried again.
+    private func retry(_ run: inout StepDriver, _ name: JobID, stale: Bool = false) throws -> Bool {
+        let job = try #require(run.number(name))
+        let generation = try #require(run.workers[0]?.generation) &+ (stale ? 1 : 0)
+        var allowed = false
+        run.step("\(name) fails: worker 0 asks to try it again") { scheduler in
+            let actions: StepDriver.Scheduler.Actions
+            (allowed, actions) = scheduler.retry(job, slot: 0, generation: generation)
+            return actions
+        }
+        return allowed
+    }
+
+    /// In a run with a coalescing key, jobs are taken one at a time: a key's jobs share one
+    /// result, wherever they are.
+    @Test func aRunWithCoalescingKeysTakesOneJobAtATime() throws {
+        let coalesced = try sixJobs { try $0.add($1, coalesce: $1 == "f" ? "key" : nil) { _ in } }
+        #expect(coalesced.last.batch.isEmpty)
+        #expect(coalesced.scheduler.workers[0].batch.isEmpty)
+    }
+
     /// The priority case cannot arise: only a queue raises the priority of a job that has
     /// not started, and a queue never batches; nor does a run whose jobs have priorities, or one
     /// whose starts are observed.
