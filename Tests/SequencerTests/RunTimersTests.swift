@@ -9,13 +9,14 @@ import Testing
 
     @Test func theFirstTimerStartsADriverAndOnlyAnEarlierOneReplacesIt() {
         var timers = RunTimers()
-        let (_, first) = timers.arm(timeoutOf: 0, at: 50)
+        let (p, q) = (WorkerProbe(), WorkerProbe())
+        let first = timers.watch(p, at: 50)
         #expect(first == RunTimers.Start(id: 1, wakesAt: 50))
-        let (_, later) = timers.arm(timeoutOf: 1, at: 50)
+        let later = timers.watch(q, at: 50)
         #expect(later == nil, "an equal deadline waits for the driver that sleeps until 50")
         let graceStart = timers.addGracePeriod(of: 2, at: 70)
         #expect(graceStart == nil)
-        let (_, earlier) = timers.arm(timeoutOf: 3, at: 20)
+        let earlier = timers.watch(q, at: 20)
         #expect(earlier == RunTimers.Start(id: 2, wakesAt: 20))
         #expect(!timers.isCurrent(1) && timers.isCurrent(2))
         let staleDriver = timers.wake(1, now: 50)
@@ -26,20 +27,21 @@ import Testing
 
     @Test func aDriverFiresWhatIsDueEarliestFirstThenSleepsUntilTheNext() {
         var timers = RunTimers()
-        let first = timers.arm(timeoutOf: 5, at: 30)
-        #expect(first.1?.id == 1)
+        let (p, q, r) = (WorkerProbe(), WorkerProbe(), WorkerProbe())
+        let first = timers.watch(p, at: 30)
+        #expect(first?.id == 1)
         let driver: UInt64 = 2
-        let earlier = timers.arm(timeoutOf: 6, at: 10)
-        #expect(earlier.1 == RunTimers.Start(id: driver, wakesAt: 10))
+        let earlier = timers.watch(q, at: 10)
+        #expect(earlier == RunTimers.Start(id: driver, wakesAt: 10))
         _ = timers.addGracePeriod(of: 7, at: 10)
-        _ = timers.arm(timeoutOf: 8, at: 40)
+        _ = timers.watch(r, at: 40)
         let early = timers.wake(driver, now: 9)
         #expect(early == .sleep(until: 10), "woken early: nothing is due")
         let at30 = timers.wake(driver, now: 30)
         #expect(at30 == .fire([
-            Timer(deadline: 10, kind: .timeout, job: 6),
+            Timer(deadline: 10, kind: .watch, probe: q),
             Timer(deadline: 10, kind: .gracePeriod, job: 7),  // equal deadlines: in the order added
-            Timer(deadline: 30, kind: .timeout, job: 5),
+            Timer(deadline: 30, kind: .watch, probe: p),
         ]))
         let whileFiring = timers.addGracePeriod(of: 9, at: 35)
         #expect(whileFiring == nil, "a driver that fires looks again before sleeping")
@@ -47,93 +49,54 @@ import Testing
         #expect(again == .sleep(until: 35))
         let at45 = timers.wake(driver, now: 45)
         #expect(at45 == .fire([
-            Timer(deadline: 35, kind: .gracePeriod, job: 9), Timer(deadline: 40, kind: .timeout, job: 8),
+            Timer(deadline: 35, kind: .gracePeriod, job: 9), Timer(deadline: 40, kind: .watch, probe: r),
         ]))
         let emptied = timers.wake(driver, now: 45)
         #expect(emptied == .stop, "nothing is left")
-        let (_, next) = timers.arm(timeoutOf: 10, at: 100)
+        let next = timers.watch(p, at: 100)
         #expect(next == RunTimers.Start(id: 3, wakesAt: 100), "a new timer after the driver ended starts one")
-    }
-
-    /// Whichever comes first, the attempt's end or its timer, decides, and the other learns it.
-    @Test func anAttemptEndingAndItsTimerFiringAreDecidedOnce() {
-        var timers = RunTimers()
-        let (inTime, start) = timers.arm(timeoutOf: 0, at: 10)
-        let (late, _) = timers.arm(timeoutOf: 1, at: 10)
-        let driver = start?.id ?? 0
-        let stoppedInTime = timers.stop(inTime)
-        #expect(stoppedInTime, "stopped before it fired: in time")
-        let woken = timers.wake(driver, now: 10)
-        #expect(woken == .fire([Timer(deadline: 10, kind: .timeout, job: 1)]), "a stopped timer never fires")
-        let lateInTime = timers.stop(late)
-        #expect(!lateInTime, "fired before the attempt ended: timed out")
-        #expect(timers.count == 0 && timers.slotCapacity == 2)
-    }
-
-    @Test func aStoppedTokensSlotIsReusedSoSteadyStateDoesNotGrow() {
-        var timers = RunTimers()
-        var tokens: [RunTimers.Token] = []
-        for job in 0..<10_000 {
-            if tokens.count == 4 {
-                let inTime = timers.stop(tokens.removeFirst())
-                #expect(inTime)
-            }
-            tokens.append(timers.arm(timeoutOf: Int32(job), at: 1_000 + Int64(job)).0)
-        }
-        #expect(timers.slotCapacity == 4 && timers.count == 4)
-        #expect(timers.driversStarted == 1, "timeouts arriving in order never replace the driver")
     }
 
     @Test func aClosedQueueStartsAndWakesNoDriver() {
         var timers = RunTimers()
-        let (token, start) = timers.arm(timeoutOf: 0, at: 10)
+        let probe = WorkerProbe()
+        let start = timers.watch(probe, at: 10)
         timers.close()
         let woken = timers.wake(start?.id ?? 0, now: 10)
         #expect(woken == .stop)
         let graceStart = timers.addGracePeriod(of: 1, at: 1)
         #expect(graceStart == nil)
-        let armed = timers.arm(timeoutOf: 2, at: 1)
-        #expect(armed.1 == nil)
-        let stoppedInTime = timers.stop(token)
-        #expect(stoppedInTime, "a timer that never fired: the attempt ended in time")
+        let watched = timers.watch(probe, at: 1)
+        #expect(watched == nil)
     }
 
-    /// Random arms, stops and wakes, checked after every step against a plain list of what is
-    /// armed: the right timers fire, in order, exactly once, and each stop says whether its
-    /// timer had fired.
+    /// Random watches, grace periods and wakes, checked after every step against a plain list
+    /// of what waits: the right timers fire, in order, exactly once.
     @Test(arguments: 0..<40)
     func randomStepsMatchAPlainModel(seed: UInt64) {
         var random = SplitMix64(state: seed)
         var timers = RunTimers()
-        var armed: [(timer: Timer, order: Int, token: RunTimers.Token?)] = []
-        var fired: [Int32: RunTimers.Token] = [:]
-        var running: [(job: Int32, token: RunTimers.Token)] = []
+        let probes = (0..<4).map { _ in WorkerProbe() }
+        var armed: [(timer: Timer, order: Int)] = []
         var driver: (id: UInt64, wakesAt: Int64?)?
         var now: Int64 = 0
         var order = 0
-        func started(_ start: RunTimers.Start?) {
-            if let start { driver = (start.id, start.wakesAt) }
+        func started(_ start: RunTimers.Start?, at deadline: Int64) {
+            guard let start else { return }
+            #expect(driver?.wakesAt.map { deadline < $0 } ?? true)
+            #expect(start.wakesAt == deadline)
+            driver = (start.id, start.wakesAt)
         }
         for step in 0..<400 {
             let choice = random.next() % 10
-            let job = Int32(step)
+            let deadline = now + Int64(random.next() % 50)
             if choice < 4 {
-                let deadline = now + Int64(random.next() % 50)
-                let (token, start) = timers.arm(timeoutOf: job, at: deadline)
-                if let start { #expect(driver?.wakesAt.map { deadline < $0 } ?? true); #expect(start.wakesAt == deadline) }
-                started(start)
-                armed.append((Timer(deadline: deadline, kind: .timeout, job: job), order, token))
-                running.append((job, token))
-            } else if choice < 5 {
-                let deadline = now + Int64(random.next() % 50)
-                started(timers.addGracePeriod(of: job, at: deadline))
-                armed.append((Timer(deadline: deadline, kind: .gracePeriod, job: job), order, nil))
-            } else if choice < 7, !running.isEmpty {
-                let (job, token) = running.remove(at: Int(random.next() % UInt64(running.count)))
-                let wasFired = fired.removeValue(forKey: job) != nil
-                let inTime = timers.stop(token)
-                #expect(inTime == !wasFired)
-                armed.removeAll { $0.token == token }
+                let probe = probes[Int(random.next() % 4)]
+                started(timers.watch(probe, at: deadline), at: deadline)
+                armed.append((Timer(deadline: deadline, kind: .watch, probe: probe), order))
+            } else if choice < 6 {
+                started(timers.addGracePeriod(of: Int32(step), at: deadline), at: deadline)
+                armed.append((Timer(deadline: deadline, kind: .gracePeriod, job: Int32(step)), order))
             } else if let current = driver {
                 now += Int64(random.next() % 30)
                 let due = armed.filter { $0.timer.deadline <= now }.sorted { ($0.timer.deadline, $0.order) < ($1.timer.deadline, $1.order) }
@@ -149,9 +112,6 @@ import Testing
                 } else {
                     #expect(step == .fire(due.map(\.timer)))
                     driver = (current.id, nil)
-                    for entry in due {
-                        if let token = entry.token { fired[entry.timer.job] = token }
-                    }
                     armed.removeAll { $0.timer.deadline <= now }
                 }
             }
@@ -159,6 +119,126 @@ import Testing
             #expect(timers.count == armed.count)
             #expect(timers.earliest == armed.map(\.timer.deadline).min())
             #expect(armed.isEmpty || driver != nil, "a timer waits only while a driver runs")
+        }
+    }
+}
+
+/// A worker's attempts' timeouts (``AttemptTimer``), as call sequences: an attempt adds a watch
+/// only when none wakes by its deadline, and whichever comes first, its end or a watch that finds
+/// it due, decides.
+@Suite struct AttemptTimerTests {
+    /// An ``AttemptTimer`` behind a reference, so that `#expect` can call its mutating methods.
+    private final class Timing {
+        var timer = AttemptTimer()
+        func begin(_ job: Int32, dueAt deadline: Int64) -> Int64? { timer.begin(job, dueAt: deadline) }
+        func end() -> Bool { timer.end() }
+        func wake(now: Int64) -> AttemptTimer.Wake { timer.wake(now: now) }
+    }
+
+    @Test func attemptsWithLikeTimeoutsShareOneWatch() {
+        let timer = Timing()
+        #expect(timer.begin(1, dueAt: 100) == 100, "no watch waits: add one")
+        #expect(timer.end())
+        #expect(timer.begin(2, dueAt: 110) == nil, "the watch at 100 wakes first")
+        #expect(timer.end())
+        #expect(timer.begin(3, dueAt: 120) == nil)
+        #expect(timer.wake(now: 100) == .watchAgain(at: 120), "the attempt under way is due at 120")
+        #expect(timer.end())
+        #expect(timer.begin(4, dueAt: 90) == 90, "a shorter timeout: the watch at 120 would be late")
+    }
+
+    @Test func aWatchThatFindsTheAttemptDueTimesItOutAndItsEndLearnsIt() {
+        let timer = Timing()
+        #expect(timer.begin(7, dueAt: 50) == 50)
+        #expect(timer.wake(now: 50) == .timeOut(job: 7, at: 50))
+        #expect(!timer.end(), "it timed out first")
+        #expect(timer.wake(now: 60) == .none, "nothing is timed")
+        #expect(timer.begin(7, dueAt: 80) == 80, "its next attempt: no watch waits, add one")
+        #expect(timer.end(), "ended in time")
+        #expect(timer.wake(now: 80) == .none, "ended: nothing to time out, nothing to watch")
+    }
+
+    @Test func anEndBeforeTheWatchIsInTime() {
+        let timer = Timing()
+        _ = timer.begin(1, dueAt: 10)
+        #expect(timer.end())
+        #expect(timer.wake(now: 10) == .none)
+        #expect(timer.begin(2, dueAt: 30) == 30, "the watch is spent: add another")
+    }
+
+    @Test func anEarlierDeadlineAddsAnEarlierWatch() {
+        let timer = Timing()
+        #expect(timer.begin(1, dueAt: 100) == 100)
+        #expect(timer.end())
+        #expect(timer.begin(2, dueAt: 40) == 40, "the watch at 100 would be late")
+        #expect(timer.wake(now: 40) == .timeOut(job: 2, at: 40))
+        #expect(!timer.end())
+        #expect(timer.begin(3, dueAt: 150) == 150, "the watch at 100 waits, but the state forgot it: one more")
+        #expect(timer.wake(now: 100) == .none, "a watch at 150 waits")
+        #expect(timer.wake(now: 150) == .timeOut(job: 3, at: 150))
+    }
+
+    /// A watch the driver took while an attempt began: the attempt relied on it, and the watch,
+    /// waking after, comes back at the attempt's deadline.
+    @Test func aWatchTakenAsAnAttemptBeginsComesBackForIt() {
+        let timer = Timing()
+        _ = timer.begin(1, dueAt: 10)
+        #expect(timer.end())
+        #expect(timer.begin(2, dueAt: 25) == nil, "the watch at 10 is still its own")
+        #expect(timer.wake(now: 12) == .watchAgain(at: 25))
+        #expect(timer.wake(now: 25) == .timeOut(job: 2, at: 25))
+    }
+
+    /// Random attempts, ends and wakes of the watches the timer asked for, against a plain model:
+    /// while an attempt is under way a watch wakes by its deadline; once the watches due have
+    /// woken, an attempt past its deadline has been timed out, once, and none before it.
+    @Test(arguments: 0..<40)
+    func randomSequencesTimeOutEachLateAttemptOnce(seed: UInt64) {
+        var random = SplitMix64(state: seed)
+        let timer = Timing()
+        var watches: [Int64] = []
+        var attempt: (job: Int32, deadline: Int64)?
+        var timedOut = false
+        var now: Int64 = 0
+        for step in 0..<500 {
+            switch random.next() % 4 {
+            case 0 where attempt == nil:
+                let job = Int32(step)
+                let deadline = now + Int64(random.next() % 40)
+                if let at = timer.begin(job, dueAt: deadline) {
+                    #expect(at == deadline)
+                    watches.append(at)
+                } else {
+                    #expect(watches.contains { $0 <= deadline }, "no watch is added only when one wakes by the deadline")
+                }
+                attempt = (job, deadline)
+                timedOut = false
+            case 1 where attempt != nil:
+                #expect(timer.end() == !timedOut)
+                attempt = nil
+            default:
+                now += Int64(random.next() % 10)
+                watches.sort()
+                while let first = watches.first, first <= now {
+                    watches.removeFirst()
+                    switch timer.wake(now: now) {
+                    case .timeOut(let job, let at):
+                        #expect(job == attempt?.job && at == attempt?.deadline && at <= now && !timedOut)
+                        timedOut = true
+                    case .watchAgain(let at):
+                        #expect(at == attempt?.deadline && at > now)
+                        watches.append(at)
+                    case .none:
+                        break
+                    }
+                }
+                if let attempt, !timedOut {
+                    #expect(attempt.deadline > now, "step \(step): attempt \(attempt.job) due at \(attempt.deadline) untimed at \(now)")
+                }
+            }
+            if let attempt, !timedOut {
+                #expect(watches.contains { $0 <= attempt.deadline }, "step \(step): no watch wakes by \(attempt.deadline)")
+            }
         }
     }
 }
@@ -175,9 +255,9 @@ struct RunTimerDriverTests {
         let run = try workflow.start(RunOptions(maxConcurrency: 4, clock: clock))
         let report = try #require(await BoundedWait.report(run))
         #expect(report.count(.succeeded) == 2_000)
-        let (started, slots) = run.core.runTimers.withLock { ($0.queue.driversStarted, $0.queue.slotCapacity) }
+        let (started, waiting) = run.core.runTimers.withLock { ($0.queue.driversStarted, $0.queue.count) }
         #expect(started == 1, "the clock stands still, so every timeout is due at 60 s: one driver")
-        #expect(slots <= 4, "at most one timeout per worker is armed at once")
+        #expect(waiting <= 4, "attempts one after another share their worker's watch: one per worker at most")
         #expect(clock.sleeperCount == 0, "the driver is cancelled when the run ends")
     }
 

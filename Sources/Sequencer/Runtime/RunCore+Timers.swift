@@ -7,9 +7,9 @@ extension RunCore {
         var driver: Task<Void, Never>?
     }
 
-    /// The attempt of `token` ended: stops its timeout. Returns false when the timeout passed first.
-    func stopTimeout(_ token: RunTimers.Token) -> Bool {
-        runTimers.withLock { $0.queue.stop(token) }
+    /// Adds a watch of the worker of `probe`, due at `deadline` (see ``AttemptTimer``).
+    func watch(_ probe: WorkerProbe, at deadline: Int64) {
+        if let driver = runTimers.withLock({ $0.queue.watch(probe, at: deadline) }) { startDriver(driver) }
     }
 
     /// Starts the driver task that `start` asks for; it replaces the one sleeping until later.
@@ -58,8 +58,15 @@ extension RunCore {
         while index < due.count {
             let timer = due[index]
             switch timer.kind {
-            case .timeout:
-                step { $0.scheduler.timeOut(timer.job, now: timer.deadline) }
+            case .watch:
+                switch timer.probe?.wakeTimer(now: time.now()) {
+                case .timeOut(let job, let deadline)?:
+                    step { $0.scheduler.timeOut(job, now: deadline) }
+                case .watchAgain(let deadline)?:
+                    if let probe = timer.probe { watch(probe, at: deadline) }
+                case .none?, nil:
+                    break
+                }
                 index += 1
             case .gracePeriod:
                 // Grace periods that passed together are abandoned in one step.

@@ -120,7 +120,8 @@ final class RunCore: Sendable {
                 // first pass of `execute`, and earns it: without it, a flat run of 300,000 no-op
                 // jobs took 879 ns a job against 555 (best of three rounds of five each,
                 // `sequencer-bench --sizes 300000`, issue 28), and every round was slower.
-                let timer = hasOptions ? plan.timeout(of: Int(job)).map { startTimeout(for: job, after: $0, from: startedAt) } : nil
+                let timeout = hasOptions ? plan.timeout(of: Int(job)) : nil
+                if let timeout { timeAttempt(of: job, after: timeout, from: startedAt, probe: probe) }
                 var failure: (any Error)?
                 do {
                     let value = try await plan.bodies[Int(job)].run(JobContext(job: job, attempt: 1, slot: slot, probe: probe, core: self))
@@ -132,7 +133,7 @@ final class RunCore: Sendable {
                 if probe.takeAddedChildren() {
                     await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }
-                if let timer, !stopTimeout(timer) {
+                if timeout != nil, !probe.endTimed() {
                     completion = Completion(result: .timedOut, attempts: 1, startedAt: startedAt, endedAt: time.now())
                 } else {
                     completion.endedAt = time.now()
@@ -224,7 +225,7 @@ final class RunCore: Sendable {
             var failure: (any Error)? = afterFailure
             if !ranAlready {
                 let context = JobContext(job: job, attempt: attempt, slot: slot, probe: probe, core: self)
-                let timer = timeout.map { startTimeout(for: job, after: $0, from: time.now()) }
+                if let timeout { timeAttempt(of: job, after: timeout, from: time.now(), probe: probe) }
                 failure = nil
                 do {
                     if raise {
@@ -239,7 +240,7 @@ final class RunCore: Sendable {
                     // The attempt, and its timeout, last until its children have ended.
                     await settleChildren(of: job, slot: slot, attemptFailed: failure != nil)
                 }
-                if let timer, !stopTimeout(timer) {
+                if timeout != nil, !probe.endTimed() {
                     return Completion(result: .timedOut, attempts: attempt, startedAt: startedAt, endedAt: time.now())
                 }
                 if let value {
@@ -286,14 +287,11 @@ final class RunCore: Sendable {
         return allowed
     }
 
-    /// Starts the timer of one attempt that started at `start`: when `timeout` passes before
-    /// the attempt ends, the job is timed out (its body cancelled, then abandoned after the grace
-    /// period).
-    private func startTimeout(for job: Int32, after timeout: Duration, from start: Int64) -> RunTimers.Token {
-        let deadline = start.saturatingPlus(timeout.nanoseconds)
-        let (token, driver) = runTimers.withLock { $0.queue.arm(timeoutOf: job, at: deadline) }
-        if let driver { startDriver(driver) }
-        return token
+    /// Times one attempt that started at `start`, in its worker's `probe`: when `timeout` passes
+    /// before the attempt ends (``WorkerProbe/endTimed()``), the job is timed out (its body
+    /// cancelled, then abandoned after the grace period). See ``AttemptTimer``.
+    private func timeAttempt(of job: Int32, after timeout: Duration, from start: Int64, probe: WorkerProbe) {
+        if let watchAt = probe.beginTimed(job, dueAt: start.saturatingPlus(timeout.nanoseconds)) { watch(probe, at: watchAt) }
     }
 
     /// Runs `body` in a child task at `priority`, for a job of higher priority than its worker.

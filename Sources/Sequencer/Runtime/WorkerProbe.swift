@@ -11,6 +11,9 @@ final class WorkerProbe: Sendable {
     /// The ends of the jobs of its batch it ran and has not reported. Behind a lock of its own,
     /// which only its worker takes, except when the run abandons its job.
     private let ended = Mutex<[(job: Int32, completion: Completion)]>([])
+    /// The timeout of its attempt under way. Behind a lock of its own, which its worker takes as
+    /// a timed attempt begins and ends, and a watch of the run's timers as it wakes.
+    private let timer = Mutex(AttemptTimer())
 
     /// The worker's job of a batch ended; it goes on with the next one.
     func ended(_ job: Int32, _ completion: Completion) {
@@ -34,6 +37,22 @@ final class WorkerProbe: Sendable {
         start.store(time, ordering: .relaxed)
         attempts.store(1, ordering: .relaxed)
         self.job.store(job, ordering: .releasing)
+    }
+
+    /// An attempt of `job` with a timeout began, due at `deadline`: when to add a watch of this
+    /// worker to the run's timers, or nil when one wakes by then (see ``AttemptTimer``).
+    func beginTimed(_ job: Int32, dueAt deadline: Int64) -> Int64? {
+        timer.withLock { $0.begin(job, dueAt: deadline) }
+    }
+
+    /// The timed attempt ended: false when it timed out first.
+    func endTimed() -> Bool {
+        timer.withLock { $0.end() }
+    }
+
+    /// A watch of this worker woke at `now`.
+    func wakeTimer(now: Int64) -> AttemptTimer.Wake {
+        timer.withLock { $0.wake(now: now) }
     }
 
     func attempting(_ attempt: Int) { attempts.store(attempt, ordering: .relaxed) }
