@@ -26,7 +26,7 @@ struct JobSettings: OptionSet, Sendable {
 /// reading the report, and freeing it all: what a caller pays.
 enum SequencerWorkloads {
     static let laneNames = ["lane0", "lane1", "lane2", "lane3"]
-    /// How many children each parent adds in ``children(count:)``.
+    /// How many children each parent adds in ``children(count:perParent:)`` for the children row.
     static let childrenPerParent = 100
 
     /// `count` independent no-op jobs named `j0`, `j1`, ...
@@ -82,16 +82,18 @@ enum SequencerWorkloads {
         return workflow.count
     }
 
-    /// `count` no-op child jobs: parents `p0`, `p1`, ... each add up to ``childrenPerParent``
-    /// children (`p0/c0`, ...) and wait for them.
-    /// - Returns: the number of children that succeeded.
+    /// `count` no-op jobs, parents and children: parents `p0`, `p1`, ... each add up to
+    /// `perParent` children (`p0/c0`, ...) and wait for them. With one child a parent, half the
+    /// jobs are parents; with many, `count` are children.
+    /// - Returns: the number of jobs that succeeded.
     /// - Throws: when the run did not succeed or a parent saw a child that did not succeed.
-    static func children(count: Int) async throws -> Int {
-        let names = (0..<childrenPerParent).map { JobID("c\($0)") }
-        let parents = (count + childrenPerParent - 1) / childrenPerParent
+    static func children(count: Int, perParent: Int) async throws -> Int {
+        let names = (0..<perParent).map { JobID("c\($0)") }
+        let childCount = perParent == 1 ? count / 2 : count
+        let parents = (childCount + perParent - 1) / perParent
         var workflow = Workflow()
         for parent in 0..<parents {
-            let children = names.prefix(count - parent * childrenPerParent)
+            let children = names.prefix(childCount - parent * perParent)
             try workflow.add(JobID("p\(parent)")) { ctx in
                 for name in children { try ctx.addChild(name) { _ in } }
                 let outcomes = try await ctx.waitForChildren()
@@ -100,8 +102,8 @@ enum SequencerWorkloads {
                 }
             }
         }
-        _ = try await runToEnd(workflow, expecting: count + parents, options: nil)
-        return count
+        _ = try await runToEnd(workflow, expecting: childCount + parents, options: nil)
+        return perParent == 1 ? childCount + parents : count
     }
 
     private static func runToEnd(_ workflow: Workflow, expecting count: Int, options: Options?) async throws -> Int {

@@ -24,7 +24,7 @@ enum Workload: String, Codable, CaseIterable, Sendable {
 
     /// The Sequencer option variants measured for this workload: children only for flat.
     var optionVariants: [Implementation] {
-        Implementation.optionVariants.filter { self == .flat || $0 != .sequencerChildren }
+        Implementation.optionVariants.filter { self == .flat || ($0 != .sequencerChildren && $0 != .sequencerOneChild) }
     }
 }
 
@@ -53,6 +53,8 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
     case sequencerJournal = "sequencer+journal"
     /// Sequencer with N/100 parents, each adding 100 no-op children and waiting for them (flat only).
     case sequencerChildren = "sequencer+children"
+    /// Sequencer with N/2 parents, each adding one no-op child and waiting for it (flat only).
+    case sequencerOneChild = "sequencer+one-child"
     /// `withTaskGroup`, a child per job, then `waitForAll`.
     case taskGroup = "withTaskGroup"
     /// `withDiscardingTaskGroup`, a child per job.
@@ -69,7 +71,7 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
     /// The Sequencer variants of the options-overhead rows, compared with plain ``sequencer``.
     static let optionVariants: [Implementation] = [
         .sequencerLanes, .sequencerPriorities, .sequencerRetry, .sequencerAll, .sequencerTimeout,
-        .sequencerDistinctKeys, .sequencerSharedKey, .sequencerChildren, .sequencerJournal,
+        .sequencerDistinctKeys, .sequencerSharedKey, .sequencerChildren, .sequencerOneChild, .sequencerJournal,
     ]
 
     /// The options this Sequencer variant sets; empty for plain Sequencer and the baselines.
@@ -107,7 +109,9 @@ enum Implementation: String, Codable, CaseIterable, Sendable {
         case (.dag, .sequencerBuildOnly):
             return try SequencerWorkloads.buildDAG(try required(dag))
         case (.flat, .sequencerChildren):
-            return try await SequencerWorkloads.children(count: count)
+            return try await SequencerWorkloads.children(count: count, perParent: SequencerWorkloads.childrenPerParent)
+        case (.flat, .sequencerOneChild):
+            return try await SequencerWorkloads.children(count: count, perParent: 1)
         case (.flat, .taskGroup):
             return await FlatBaselines.taskGroup(count: count)
         case (.flat, .discardingTaskGroup):

@@ -35,7 +35,9 @@ public struct RunOptions: Sendable {
     public var gracePeriod: Duration
     /// Which of the jobs ready to start (of one priority) starts first: the one that became
     /// ready first (the default), or the one added first, as ninja starts the lowest of its
-    /// ready edges, so that a run at width 1 follows the order the jobs were added in.
+    /// ready edges, so that a run at width 1 follows the order the jobs were added in. With the
+    /// default, children (jobs added by running jobs) start before the other ready jobs of their
+    /// priority; with `firstAdded`, they are ordered by when they were added, as any job.
     public var readyOrder: ReadyOrder = .firstReady
 
     public enum ReadyOrder: Sendable, Equatable {

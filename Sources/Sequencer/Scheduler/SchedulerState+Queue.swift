@@ -128,7 +128,7 @@ extension SchedulerState {
             jobs[current].priority = priority
             if jobs[current].phase == .queued {
                 // Queued again at its new priority; the old entry is passed over when popped.
-                ready.append(current, priority: priority)
+                ready.append(current, priority: priority, child: isChild(current))
                 ready.markStale()
             }
             if !isPlanned(current) { stack += added[current].needs }

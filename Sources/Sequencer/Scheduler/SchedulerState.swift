@@ -314,7 +314,7 @@ struct SchedulerState<Waiter> {
 
     private mutating func queue(_ job: Int32) {
         setPhase(job, .queued)
-        ready.append(job, priority: jobs[job].priority)
+        ready.append(job, priority: jobs[job].priority, child: isChild(job))
     }
 
     /// Moves jobs of `lane` into the ready queue while it has free slots.
