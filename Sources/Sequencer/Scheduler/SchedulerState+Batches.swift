@@ -14,7 +14,9 @@
 ///   never called; a job whose body returned ends with its worker's report;
 /// - before the run stops starting jobs (a failure, a cancel, the deadline): jobs not begun end
 ///   as pending jobs do;
-/// - before its running job adds a child or waits for one.
+/// - before its running job adds a child or waits for one. A run whose jobs add children takes
+///   no batch after the first such close (``takesBatches``): its jobs are parents, and each
+///   would give back the rest of its batch, a cost that grows with the batch, for every parent.
 ///
 /// Only the plan's jobs with no place in an ordered lane are batched, in a run with no coalescing
 /// key, that sends no events, is not recorded and has no priorities (the caller sets
@@ -38,7 +40,7 @@ extension SchedulerState {
     /// the other workers (a share each, counting the workers the run may still start).
     private mutating func takeMore(after first: Int32, slot: Int) {
         let more = min(batchLimit - 1, ready.count / (workers.limit + 1))
-        guard more > 0, coalescing.isEmpty, canBatch(first) else { return }
+        guard more > 0, takesBatches, coalescing.isEmpty, canBatch(first) else { return }
         var batch = [first]
         batch.reserveCapacity(more + 1)
         while batch.count <= more, let job = ready.popLive(jobs) {
@@ -95,10 +97,12 @@ extension SchedulerState {
         for slot in workers.batching { closeBatch(of: slot) }
     }
 
-    /// Closes the batch that holds `job`, begun or not, if one does.
-    mutating func closeBatch(holding job: Int32) {
-        guard batchLimit > 1, let slot = workers.slot(batching: job) else { return }
+    /// Closes the batch that holds `job`, begun or not, if one does. Returns whether one did.
+    @discardableResult
+    mutating func closeBatch(holding job: Int32) -> Bool {
+        guard batchLimit > 1, let slot = workers.slot(batching: job) else { return false }
         closeBatch(of: slot)
+        return true
     }
 
     /// Closes the batch with the most jobs not begun, for a worker with nothing to do.

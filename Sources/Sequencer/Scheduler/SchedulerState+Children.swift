@@ -26,7 +26,9 @@ extension SchedulerState {
     ///   ancestor (see ``checkNeedsWaitForNoAncestor(_:of:parent:)``), an undeclared lane, a bad
     ///   option or a key an ancestor leads, or a parent that is no longer running.
     mutating func addChild(_ request: ChildRequest, to parent: Int32) throws -> (Int32, Actions) {
-        closeBatch(holding: parent)  // its worker runs it alone from now on
+        if closeBatch(holding: parent) {  // its worker runs it alone from now on
+            takesBatches = false  // and so does every worker: the run's jobs are parents
+        }
         let parentID = id(of: parent)
         let (prefix, id) = (request.prefix, request.id)
         func failure(_ code: WorkflowError.Code, _ message: String, _ jobs: [JobID]) -> WorkflowError {

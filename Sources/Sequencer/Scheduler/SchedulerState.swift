@@ -64,6 +64,9 @@ struct SchedulerState<Waiter> {
     /// The most jobs a worker takes in one step (see `SchedulerState+Batches.swift`); 1 takes
     /// them one at a time.
     let batchLimit: Int
+    /// False once a job of a batch added a child: the run takes one job at a time from then on
+    /// (see `SchedulerState+Batches.swift`).
+    var takesBatches = true
     var startedLog: [Int32] = []
     var finishedLog: [Int32] = []
     /// Running jobs whose own timeout or the run's deadline passed: when, and which it was.

@@ -196,13 +196,21 @@ import Testing
         #expect(run.isFinished)
     }
 
-    /// A job of a batch that adds a child runs alone from then on: the rest go back.
+    /// A job of a batch that adds a child runs alone from then on: the rest go back. The run
+    /// takes one job at a time from then on: its jobs are parents, and each would give back the
+    /// rest of its batch.
     @Test func aJobThatAddsAChildClosesItsBatch() throws {
         var run = try sixJobs()
         let child = run.addChild("k", to: "b")
         #expect(child != nil)
         #expect(run.phase("c") == .queued && run.phase("d") == .queued)
         #expect(run.scheduler.workers[0].job == run.number("b"))
+        #expect(!run.scheduler.takesBatches)
+        run.finish("b")  // waits for k, as a worker does
+        run.finish("b/k")
+        #expect(run.phase("b") == .succeeded)
+        #expect(run.running.count == 1)
+        #expect(run.scheduler.workers.slots.allSatisfy { $0.batch.isEmpty }, "c, d, e and f are ready, but taken one at a time")
         run.drain()
         #expect(run.isFinished)
         #expect(run.phase("b/k") == .succeeded)
