@@ -73,9 +73,7 @@ extension WorkLoop {
     func release(_ id: JobID) {
         state.withLock { state in
             guard let durable = state.byLocal.removeValue(forKey: id), let running = state.running[durable] else { return }
-            state.ends.append(AttemptEnd(id: durable, attempt: running.job.attempt, owner: owner, outcome: .released))
-            state.measures[AttemptKey(id: durable, attempt: running.job.attempt)] = Measure(
-                kind: running.job.kind, lane: running.job.lane, ranNanoseconds: nil)
+            state.end(running, .released, owner: owner, ranNanoseconds: nil)
         }
         queue.doorbell.ring()
     }
