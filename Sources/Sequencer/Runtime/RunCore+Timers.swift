@@ -59,15 +59,16 @@ extension RunCore {
             let timer = due[index]
             switch timer.kind {
             case .watch:
-                switch timer.probe?.wakeTimer(now: time.now()) {
-                case .timeOut(let job, let deadline)?:
+                index += 1
+                guard let probe = timer.probe else { break }  // a watch always has one
+                switch probe.wakeTimer(now: time.now()) {
+                case .timeOut(let job, let deadline):
                     step { $0.scheduler.timeOut(job, now: deadline) }
-                case .watchAgain(let deadline)?:
-                    if let probe = timer.probe { watch(probe, at: deadline) }
-                case .none?, nil:
+                case .watchAgain(let deadline):
+                    watch(probe, at: deadline)
+                case .none:
                     break
                 }
-                index += 1
             case .gracePeriod:
                 // Grace periods that passed together are abandoned in one step.
                 step { state in

@@ -116,7 +116,6 @@ extension SchedulerState {
         workers.endBatch(slot)
     }
 
-    /// Cancels a running job and its children.
     /// Whether `job`, whose attempt failed in the worker of `slot` and `generation`, may be tried
     /// again: the worker still runs it, no cancel or timeout was decided for it, and the run has
     /// not ended. A worker asks before each retry, since a cancel decided here reaches its task
@@ -126,6 +125,7 @@ extension SchedulerState {
             && !cancelRequested.contains(job)
     }
 
+    /// Cancels a running job and its children.
     mutating func cancelRunning(_ job: Int32, now: Int64) {
         stopBody(of: job, now: now)
         cancelDescendants(of: job, now: now)
