@@ -9,10 +9,12 @@ import Testing
 /// idle workers take back what a batch has not begun, and some add a child. In some runs each
 /// job has a timeout that the sleeping ones may pass and the hanging ones must (their timeouts
 /// retire workers, whose slots new workers take); in some, every job may be tried twice and a
-/// few fail their first attempt, giving back the rest of their batch. Each run must end (a
-/// watchdog prints every thread's stack when none has for a while), no body may run to its
-/// count twice, and each job's status must agree with what its body did: a job that succeeded
-/// ran once, after every job it needs succeeded; a skipped job never ran.
+/// few fail their first attempt, giving back the rest of their batch; in some, jobs share
+/// coalescing keys, leading or joining as batches take them. Each run must end (a watchdog
+/// prints every thread's stack when none has for a while), no body may run twice, and each
+/// job's status must agree with what its body did: a job that succeeded ran once, after every
+/// job it needs succeeded, or shares the value of a job with its key that did; a skipped job
+/// never ran.
 ///
 /// `SEQUENCER_STRESS_ROUNDS` sets the number of rounds of 1,000 runs; without it, a few dozen
 /// run with the other suites. CI runs the long form in a step of its own.
@@ -46,6 +48,10 @@ import Testing
             // whose first attempt was cut short by a cancel must not be tried again.
             let retries = random.chance(percent: 30)
             var failsOnce = [Bool](repeating: false, count: count)
+            // In some, jobs share a few keys: a batch takes leaders and their joiners.
+            let keyed = random.chance(percent: 30)
+            var keys = [Int?](repeating: nil, count: count)
+            var handles: [JobHandle<Int>] = []
             for index in 0..<count {
                 let mine = index > 0 && random.chance(percent: 30)
                     ? Array(Set((0..<random.int(1...2)).map { _ in random.int(0...index - 1) })) : []
@@ -60,13 +66,18 @@ import Testing
                 let retry: RetryPolicy = retries ? .fixed(attempts: 2, delay: .microseconds(random.int(0...300))) : .none
                 let fails = retries && random.chance(percent: 3)
                 failsOnce[index] = fails
-                try workflow.add(JobID("j\(index)"), needs: mine.map { JobID("j\($0)") }, timeout: timeout, retry: retry) { context in
+                keys[index] = keyed && random.chance(percent: 50) ? random.int(0...max(1, count / 20)) : nil
+                let handle = try workflow.add(
+                    JobID("j\(index)"), needs: mine.map { JobID("j\($0)") }, timeout: timeout, retry: retry, coalesce: keys[index].map { "k\($0)" }
+                ) { context in
                     if fails, context.attempt == 1 { throw StressFailure() }
                     ran.withLock { $0[index] += 1 }
                     if let childNeeds { try context.addChild("child", needs: childNeeds) { _ in } }
                     if sleeps { try await Task.sleep(for: .microseconds(200)) }
                     if hang { try await Task.sleep(for: .seconds(30)) }
+                    return index
                 }
+                handles.append(handle)
             }
             let deadline: Duration? = random.chance(percent: 15) ? .microseconds(random.int(100...3_000)) : nil
             let run = try workflow.start(RunOptions(
@@ -100,10 +111,16 @@ import Testing
             }
             for index in 0..<count {
                 #expect(times[index] <= 1, "round \(round): j\(index)'s body ran \(times[index]) times")
-                #expect(!hangs[index] || status[index] != .succeeded, "round \(round): j\(index) hung past its timeout and succeeded")
+                // One that joined its key's leader ran no body, and so did not hang.
+                #expect(!hangs[index] || times[index] == 0 || status[index] != .succeeded, "round \(round): j\(index) hung past its timeout and succeeded")
                 switch status[index] {
                 case .succeeded:
-                    #expect(times[index] == 1, "round \(round): j\(index) succeeded, its body ran \(times[index]) times")
+                    // Its own value, or that of the job with its key whose body ran.
+                    let value = report.value(of: handles[index]) ?? -1
+                    let shared = value >= 0 && value < count && keys[index] != nil && keys[value] == keys[index]
+                        && times[value] == 1 && status[value] == .succeeded
+                    #expect(value == index && times[index] == 1 || value != index && times[index] == 0 && shared,
+                            "round \(round): j\(index) succeeded with j\(value)'s value, its body ran \(times[index]) times")
                     for need in needs[index] where status[need] != .succeeded {
                         Issue.record("round \(round): j\(index) succeeded, but its need j\(need) is \(status[need])")
                     }
@@ -113,6 +130,9 @@ import Testing
                     break  // before it began (never ran) or while it ran (once)
                 case .failed where failsOnce[index]:
                     break  // its retry was cut short (a cancel, the deadline)
+                case .failed where times[index] == 0 && keys[index] != nil
+                    && (0..<count).contains { keys[$0] == keys[index] && failsOnce[$0] && status[$0] == .failed }:
+                    break  // it joined such a job, its key's leader
                 case .failed, .upToDate:
                     Issue.record("round \(round): j\(index) is \(status[index]); no body fails or is up to date")
                 }

@@ -75,4 +75,9 @@ struct Coalescing {
 
     /// The jobs waiting for a leader.
     var joiners: [Int32] { runs.lazy.compactMap { $0 }.flatMap(\.joiners) }
+
+    /// The runs that satisfy `condition`.
+    func runs(where condition: (CoalescedRun) -> Bool) -> [CoalescedRun] {
+        runs.compactMap { $0 }.filter(condition)
+    }
 }

@@ -18,14 +18,20 @@
 ///   no batch after the first such close (``takesBatches``): its jobs are parents, and each
 ///   would give back the rest of its batch, a cost that grows with the batch, for every parent.
 ///
-/// Only the plan's jobs with no place in an ordered lane are batched, in a run with no coalescing
-/// key, that sends no events, is not recorded and has no priorities (the caller sets
+/// Only the plan's jobs with no place in an ordered lane are batched, in a run that sends no
+/// events, is not recorded and has no priorities (the caller sets
 /// ``batchLimit`` to 1 otherwise): so a batched job's `.started` is never observed, and an
 /// ordered lane's order and a higher priority's precedence hold as before. A batched job's
 /// timeout starts as its body begins (its worker starts the timer: a job not begun has none), and
 /// a job that fails and will be tried again gives back the rest of its batch first
 /// (``retry(_:slot:generation:)``), so that they do not wait out its delays. A job in a lane
 /// keeps its lane slot while taken, as a queued job does.
+///
+/// A batch's jobs with a coalescing key lead or join as they are taken, in take order, as jobs
+/// taken one at a time do; a job that joins is not part of the batch. A leader given back stays
+/// its key's leader, its joiners waiting while it is queued again: taken again, it runs its body
+/// (``lead(_:)``); ended before it began, its joiners end with it (``end(_:_:_:)`` and
+/// ``endPending(code:phase:cause:)``).
 extension SchedulerState {
     /// Takes the next job for the worker in `slot` and, when the ready queue is deep, more after
     /// it. With nothing ready, it first takes back the jobs not begun of the longest batch.
@@ -40,7 +46,7 @@ extension SchedulerState {
     /// the other workers (a share each, counting the workers the run may still start).
     private mutating func takeMore(after first: Int32, slot: Int) {
         let more = min(batchLimit - 1, ready.count / (workers.limit + 1))
-        guard more > 0, takesBatches, coalescing.isEmpty, canBatch(first) else { return }
+        guard more > 0, takesBatches, canBatch(first) else { return }
         var batch = [first]
         batch.reserveCapacity(more + 1)
         while batch.count <= more, let job = ready.popLive(jobs) {
@@ -49,6 +55,8 @@ extension SchedulerState {
                 break
             }
             setPhase(job, from: .queued, to: .running)
+            // A job that joins its key's leader needs no worker: it stays out of the batch.
+            if !coalescing.isEmpty, !lead(job) { continue }
             batch.append(job)
         }
         guard batch.count > 1 else { return }

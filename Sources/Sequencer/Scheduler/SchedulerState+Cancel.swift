@@ -175,8 +175,15 @@ extension SchedulerState {
     /// Ends every job that has not started, the jobs of batches not begun included.
     mutating func endPending(code: JobError.Code, phase newPhase: JobPhase, cause: Int32?) {
         closeBatches()
+        // Jobs that joined a leader given back by a batch end with it, as it has not begun.
+        let joiners = coalescing.isEmpty ? [] : joinersOfPending
         for job in jobs.numbers where jobs[job].phase.isPending {
             failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
+            setPhase(job, newPhase)
+        }
+        for job in joiners {
+            failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
+            jobs[job].startedAt = nil
             setPhase(job, newPhase)
         }
         // Every job that waited for another has ended: no one is left to release.

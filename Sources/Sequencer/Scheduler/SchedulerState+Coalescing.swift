@@ -32,6 +32,8 @@ extension SchedulerState {
             if keepFinished != nil, !isPlanned(job) { added[job].readers += 1 }
             return true
         }
+        // A leader a closed batch gave back, taken again (see `SchedulerState+Batches.swift`).
+        if run.leader == job { return true }
         if jobs[run.leader].phase.isTerminal {
             jobs[job].startedAt = clock
             share(run.leader, with: job, endedAt: clock)
@@ -81,6 +83,12 @@ extension SchedulerState {
             let record = failures[leader]
             end(joiner, phase, FailureRecord(code: record?.code ?? .failed, underlying: record?.underlying, cause: leader))
         }
+    }
+
+    /// The jobs waiting for a coalesced leader that has not begun: a closed batch gave it back,
+    /// and it is queued again. They end with it if it ends before it begins.
+    var joinersOfPending: [Int32] {
+        coalescing.runs { jobs[$0.leader].phase.isPending }.flatMap(\.joiners).filter { jobs[$0].phase == .running }
     }
 
     /// The jobs waiting for a coalesced leader.

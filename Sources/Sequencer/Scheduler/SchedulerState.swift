@@ -275,6 +275,8 @@ struct SchedulerState<Waiter> {
             admit(lane: lane)  // it no longer holds its place
         }
         skipDependents(of: job)
+        // A coalesced leader a closed batch gave back, ended before it began: its joiners too.
+        if old == .queued, !coalescing.isEmpty { shareResult(of: job) }
         if newPhase == .failed || newPhase == .timedOut, !keepGoing, stopReason == nil {
             stopReason = .failure(job)
             endPending(code: .runStopped, phase: .skipped, cause: job)

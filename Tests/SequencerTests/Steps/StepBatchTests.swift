@@ -323,12 +323,74 @@ import Testing
         return allowed
     }
 
-    /// In a run with a coalescing key, jobs are taken one at a time: a key's jobs share one
-    /// result, wherever they are.
-    @Test func aRunWithCoalescingKeysTakesOneJobAtATime() throws {
-        let coalesced = try sixJobs { try $0.add($1, coalesce: $1 == "f" ? "key" : nil) { _ in } }
-        #expect(coalesced.last.batch.isEmpty)
-        #expect(coalesced.scheduler.workers[0].batch.isEmpty)
+    /// Six jobs as in ``sixJobs()``, with the keys `keys` gives them.
+    private func sixJobs(keys: [JobID: String]) throws -> StepDriver {
+        try sixJobs { try $0.add($1, coalesce: keys[$1]) { _ in } }
+    }
+
+    /// A batch's keyed jobs lead or join as they are taken, in take order: c leads "k", and d,
+    /// taken after it, joins it and stays out of the batch, which takes e in its place. d ends
+    /// with c when the worker reports.
+    @Test func aBatchsJobsWithAKeyLeadOrJoinAsTheyAreTaken() throws {
+        var run = try sixJobs(keys: ["c": "k", "d": "k"])
+        #expect(run.last.batch == numbers(run, ["b", "c", "e"]))
+        #expect(run.phase("d") == .running)
+        #expect(run.scheduler.joiners == numbers(run, ["d"]))
+        run.mustGoOn("b")
+        run.mustGoOn("c")
+        run.finish("e")
+        #expect(run.phase("d") == .succeeded)
+        run.drain()
+        #expect(run.isFinished)
+        #expect(run.startOrder == ["a", "b", "c", "e", "f"], "d ran no body")
+    }
+
+    /// A leader given back by a closed batch stays its key's leader, its joiner waiting while it
+    /// is queued again; taken again, it runs its body, and its joiner ends with it.
+    @Test func aLeaderGivenBackKeepsItsJoinersAndRunsWhenTakenAgain() throws {
+        var run = try sixJobs(keys: ["c": "k", "d": "k"])
+        run.cancel("e")
+        #expect(run.phase("c") == .queued, "given back")
+        #expect(run.phase("d") == .running, "still joined to c")
+        run.finish("b")
+        #expect(run.running == ["c"], "taken again, c leads: it runs its body rather than join itself")
+        run.finish("c")
+        #expect(run.phase("d") == .succeeded)
+        run.drain()
+        #expect(run.isFinished)
+    }
+
+    /// A leader given back and then cancelled never begins: its joiner ends cancelled with it, and
+    /// the key is free again.
+    @Test func aLeaderCancelledAfterItWasGivenBackEndsItsJoiners() throws {
+        var run = try sixJobs(keys: ["c": "k", "d": "k", "f": "k"])
+        run.cancel("c")
+        #expect(run.phase("c") == .cancelled)
+        #expect(run.phase("d") == .cancelled)
+        #expect(run.failure("d")?.cause == run.number("c"))
+        run.drain()
+        #expect(run.isFinished)
+        #expect(run.phase("f") == .succeeded, "the key was freed: f led a new run of the work")
+        #expect(run.startOrder.contains("f"))
+    }
+
+    /// The run stops (a failure, the deadline) while a leader waits in a batch, not begun: it
+    /// ends as pending jobs do, and so do its joiners, which never got a result. The run ends.
+    @Test(arguments: [false, true])
+    func aStopEndsTheJoinersOfALeaderNotBegun(deadline: Bool) throws {
+        var run = try sixJobs(keys: ["c": "k", "d": "k"])
+        if deadline {
+            run.cancelAll(.deadline)
+        } else {
+            run.finish("b", .failed)
+        }
+        let phase: JobPhase = deadline ? .cancelled : .skipped
+        #expect(run.phase("c") == phase)
+        #expect(run.phase("d") == phase)
+        #expect(run.failure("d")?.code == (deadline ? .deadlineExceeded : .runStopped))
+        #expect(run.scheduler.jobs[try #require(run.number("d"))].startedAt == nil, "d never started")
+        run.drain()
+        #expect(run.isFinished)
     }
 
     /// The priority case cannot arise: only a queue raises the priority of a job that has

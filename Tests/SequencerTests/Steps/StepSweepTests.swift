@@ -70,8 +70,7 @@ import Testing
     }
 
     /// Up to 10 jobs needing earlier ones, in up to 2 lanes, with priorities and shared keys.
-    /// With `batches`, workers take batches, and the workflow's jobs have no keys (a run with
-    /// keys takes none; its children may have keys, which stops the batches).
+    /// With `batches`, workers take batches: a batch's keyed jobs lead or join as they are taken.
     private static func driver(_ random: inout SplitMix64, batches: Bool = false) throws -> StepDriver {
         var workflow = Workflow()
         let lanes = (0..<random.int(0...2)).map { "lane\($0)" }
@@ -84,7 +83,7 @@ import Testing
                 JobID("j\(index)"), needs: needs,
                 lane: !lanes.isEmpty && random.chance(percent: 40) ? random.pick(lanes) : nil,
                 priority: random.pick(Priority.allCases),
-                coalesce: !batches && random.chance(percent: 25) ? random.pick(["k0", "k1"]) : nil
+                coalesce: random.chance(percent: 25) ? random.pick(["k0", "k1"]) : nil
             ) { _ in }
         }
         let batchLimit = batches ? random.pick([2, 3, 4, 32]) : 1
