@@ -10,6 +10,12 @@ extension SQLiteJournal {
     ///   when a newer Sequencer wrote it, or when it is older than the packed job records
     ///   (schema version 2; any `sequencer` command that writes migrates it).
     public convenience init(readingOnly path: String) throws {
+        try self.init(readingOnly: path, patience: 5)
+    }
+
+    /// Opens the journal at `path` for reading only, waiting up to `patience` seconds for a
+    /// journal being created to be made (see ``header(of:patience:)``).
+    convenience init(readingOnly path: String, patience: Double) throws {
         guard FileManager.default.fileExists(atPath: path) else {
             throw JournalError(code: .unreadable, path: path, message: "there is no journal here (no run has been recorded with it)")
         }
@@ -21,9 +27,7 @@ extension SQLiteJournal {
         let database: DatabaseQueue
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
-            let (foundID, version) = try database.read { db in
-                (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0, try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0)
-            }
+            let (foundID, version) = try Self.header(of: database, patience: patience)
             guard foundID == Schema.applicationID else {
                 throw JournalError(code: .unreadable, path: path, message: "not a Sequencer journal (an SQLite database of another program)")
             }
@@ -31,6 +35,11 @@ extension SQLiteJournal {
                 throw JournalError(
                     code: .newerVersion, path: path,
                     message: "the journal has schema version \(version), newer than this sequencer knows (\(Schema.current)); use a newer sequencer")
+            }
+            guard version != 0 else {
+                throw JournalError(
+                    code: .unreadable, path: path,
+                    message: "the journal is still being created (its tables are not all made); if no `sequencer` is creating it, any `sequencer run` or `sequencer runs` finishes it")
             }
             guard version >= 2 else {
                 throw JournalError(
@@ -45,6 +54,25 @@ extension SQLiteJournal {
             throw JournalError(code: .unreadable, path: path, message: "cannot read the journal (it is damaged, or not a journal): \(Self.describe(error))")
         }
         self.init(path: path, database: database)
+    }
+
+    /// The journal's application ID and schema version. A new journal is made in steps (an empty
+    /// file, stamped with the ID, then each migration, then the version), so a reader that
+    /// opens it meanwhile, as `sequencer serve` started with a first `sequencer run` may, finds
+    /// an empty file or version 0: it waits for its creator, up to `patience` seconds.
+    private static func header(of database: DatabaseQueue, patience: Double) throws -> (id: Int32, version: Int) {
+        let start = Date()
+        while true {
+            let (id, version, tables) = try database.read { db in
+                (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0, try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0)
+            }
+            let beingMade = id == 0 && tables == 0 || id == Schema.applicationID && version == 0
+            guard beingMade, Date().timeIntervalSince(start) < patience else {
+                return (id == 0 && tables == 0 ? Schema.applicationID : id, version)
+            }
+            usleep(20_000)
+        }
     }
 
     /// A page of runs, newest first: those with an ID below `before` (all when nil), of

@@ -76,4 +76,30 @@ import Testing
         writer.lock.name(run: 1, holder: holder)
         #expect(try reader.recordingRun() == 1)
     }
+
+    /// A reader opened as a first run makes the journal (`sequencer serve` started with it; CI
+    /// run 66) finds an empty file, then one stamped and not yet migrated: it waits for the
+    /// journal to be made, rather than call it another program's database or an old schema.
+    @Test func aReaderWaitsForAJournalBeingMade() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("journal.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let reading = Task.detached { try SQLiteJournal(readingOnly: path) }
+        let journal = try SQLiteJournal(path: path)
+        var workflow = Workflow()
+        try workflow.add("a") { _ in }
+        _ = try await workflow.start(RunOptions(recorder: try journal.beginRun(workflow: "w"))).report()
+        let reader = try await reading.value
+        #expect(try reader.runs(limit: 10).map(\.id) == [1])
+    }
+
+    /// A journal left unmade (its maker stopped, or still at it when the reader's patience ends)
+    /// is reported as such.
+    @Test func aJournalLeftUnmadeIsReportedAsBeingMade() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("journal.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let error = #expect(throws: JournalError.self) { try SQLiteJournal(readingOnly: path, patience: 0) }
+        #expect(error?.message.contains("still being created") == true)
+    }
 }
