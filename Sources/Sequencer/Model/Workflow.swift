@@ -233,10 +233,14 @@ public struct Workflow: Sendable {
         Self.set(&valueFlags, job, request.hasValue, default: false)
         var ref: Int32 = -1
         keys.add(request.options?.coalesce, job: job, type: request.options?.valueType)
-        if var options = request.options {
-            options.coalesce = nil
+        // A job whose only option is its key has no entry: its key is in `keys`, and its worker
+        // reads no options (no timer to start, no policy to follow).
+        if let options = request.options, options.timeout != nil || options.retry.maxAttempts != 1 {
+            var shared = options
+            shared.coalesce = nil
+            shared.valueType = nil  // the key's, kept in `keys`
             // Compared in place: `last` would copy the options (and retain what they hold).
-            if optionSets.isEmpty || optionSets[optionSets.count - 1] != options { optionSets.append(options) }
+            if optionSets.isEmpty || optionSets[optionSets.count - 1] != shared { optionSets.append(shared) }
             ref = Int32(optionSets.count - 1)
         }
         Self.set(&optionRefs, job, ref, default: -1)

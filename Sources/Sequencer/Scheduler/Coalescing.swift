@@ -20,7 +20,7 @@ struct Coalescing {
 
     init(keys: InternedKeys) {
         planKeys = keys
-        runs = [CoalescedRun?](repeating: nil, count: keys.names.count)
+        runs = [CoalescedRun?](repeating: nil, count: keys.count)
     }
 
     /// The keys in use, by name; `ids` are the plan's job IDs.

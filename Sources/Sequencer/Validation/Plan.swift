@@ -55,8 +55,8 @@ final class Plan: Sendable {
         needs = try lookup.resolveNeeds(workflow)
         (dependentStart, dependents) = Self.reverse(needStart: needStart, needs: needs, count: count)
         lanes = try Self.compileLanes(workflow)
-        try Self.checkOptions(workflow)
-        keys = workflow.keys
+        keys = workflow.keys.resolved()
+        try Self.checkOptions(workflow, keys: keys)
 
         let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
         let order = try graph.topologicalOrder(ids: ids)
@@ -131,10 +131,11 @@ final class Plan: Sendable {
     /// Whether the job's result was restored from an earlier attempt at the run.
     func isRestored(_ job: Int) -> Bool { !restored.isEmpty && job < count && restored[job] }
 
-    /// Whether any job sets a timeout, a retry policy or a coalescing key.
+    /// Whether any job sets a timeout or a retry policy (a key alone is not an option here: see
+    /// ``key(of:)``).
     var hasOptions: Bool { !optionSets.isEmpty }
 
-    /// Whether the job set a timeout, a retry policy or a coalescing key.
+    /// Whether the job set a timeout or a retry policy.
     func hasOptions(_ job: Int) -> Bool { !optionRefs.isEmpty && optionRefs[job] >= 0 }
 
     /// The job's timeout, if it set one.
@@ -143,7 +144,7 @@ final class Plan: Sendable {
         return optionSets[Int(optionRefs[job])].timeout
     }
 
-    /// The job's timeout, retry policy and coalescing key, when it set them.
+    /// The job's timeout and retry policy, when it set them.
     func options(of job: Int) -> JobOptions? {
         guard !optionRefs.isEmpty, optionRefs[job] >= 0 else { return nil }
         return optionSets[Int(optionRefs[job])]
@@ -224,7 +225,7 @@ final class Plan: Sendable {
 
     /// Checks every job's options (jobs that share an options entry are checked once), and that
     /// jobs that share a coalescing key return one type.
-    private static func checkOptions(_ workflow: Workflow) throws {
+    private static func checkOptions(_ workflow: Workflow, keys: InternedKeys) throws {
         var checked = -1
         for (job, ref) in workflow.optionRefs.enumerated() where ref > checked {
             checked = Int(ref)
@@ -232,6 +233,6 @@ final class Plan: Sendable {
                 throw WorkflowError(code: .invalidOption, message: problem, jobs: [workflow.ids[job]])
             }
         }
-        try workflow.keys.checkTypes(ids: workflow.ids)
+        try keys.checkTypes(ids: workflow.ids)
     }
 }
