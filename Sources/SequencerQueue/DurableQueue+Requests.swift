@@ -21,7 +21,7 @@ extension DurableQueue {
             lane: String? = nil, timeout: Duration? = nil, retry: RetryPolicy = .none, runAt: Date? = nil
         ) throws {
             job = NewDurableJob(
-                kind: kind, input: try JSONEncoder().encode(Wrapped(input)), key: key, needs: needs, priority: priority,
+                kind: kind, input: try SmallJSON.encode(input, small: SmallJSON.handles(Input.self), with: JSONEncoder()), key: key, needs: needs, priority: priority,
                 lane: lane, timeout: timeout, retry: StoredRetry(retry), runAt: 0)
             self.runAt = runAt
         }

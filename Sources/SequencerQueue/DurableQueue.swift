@@ -134,15 +134,16 @@ public final class DurableQueue: Sendable {
         // One coder per kind, shared by its jobs: making them cost more than a small job's body.
         let decoder = JSONDecoder()
         let encoder = JSONEncoder()
+        let (smallInput, smallOutput) = (SmallJSON.handles(Input.self), SmallJSON.handles(Output.self))
         kinds.withLock {
             $0[kind] = Kind { data, context in
                 let input: Input
                 do {
-                    input = try decoder.decode(Wrapped<Input>.self, from: data).value
+                    input = try SmallJSON.decode(Input.self, from: data, small: smallInput, with: decoder)
                 } catch {
                     throw UndecodableInput(kind: kind, type: "\(Input.self)", reason: "\(error)")
                 }
-                return try encoder.encode(Wrapped(try await body(input, context)))
+                return try SmallJSON.encode(try await body(input, context), small: smallOutput, with: encoder)
             }
         }
     }
@@ -194,7 +195,7 @@ public final class DurableQueue: Sendable {
             switch job.state {
             case .succeeded:
                 do {
-                    return try JSONDecoder().decode(Wrapped<Output>.self, from: job.output ?? Data()).value
+                    return try SmallJSON.decode(Output.self, from: job.output ?? Data(), small: SmallJSON.handles(Output.self), with: JSONDecoder())
                 } catch {
                     throw QueueError(code: .undecodable, location: "\(store)", message: "job \(id)'s output does not decode as \(Output.self): \(error)")
                 }
@@ -262,7 +263,7 @@ extension DurableJob {
     /// or when it does not decode as `Output`.
     public func result<Output: Decodable>(as type: Output.Type = Output.self) -> Output? {
         guard state == .succeeded, let output else { return nil }
-        return try? JSONDecoder().decode(Wrapped<Output>.self, from: output).value
+        return try? SmallJSON.decode(Output.self, from: output, small: SmallJSON.handles(Output.self), with: JSONDecoder())
     }
 }
 
