@@ -6,7 +6,8 @@ import Darwin
 import Foundation
 
 /// A directory cache's claims are file locks (`flock`) on `claims/KEY`, held while the claim
-/// is: the kernel lets a claim go with the process that held it, however it ended. The files
+/// is: the kernel lets a claim go with the process that held it, however it ended. A release
+/// unlocks before it closes, since a forked child shares the lock until it execs. The files
 /// stay (removing one a waiter has opened would let two hold it); `gc` removes old ones.
 extension DirectoryCache: CacheClaims {
     public func claim(_ key: CacheDigest, owner: String, lease: Duration) async throws -> Bool {
@@ -33,6 +34,10 @@ extension DirectoryCache: CacheClaims {
     public func release(_ key: CacheDigest, owner: String) async throws {
         let id = key.hex + "\u{0}" + owner
         guard let descriptor = heldClaims.withLock({ $0.removeValue(forKey: id) }) else { return }
+        // Unlocked before it is closed: a child process forked meanwhile (a job's command, not
+        // yet at its exec) shares the descriptor's lock, and a close alone would leave the claim
+        // held until that child execs (CI runs 66 and 67: a claim given up, not free yet).
+        _ = flock(descriptor, LOCK_UN)
         close(descriptor)
     }
 }

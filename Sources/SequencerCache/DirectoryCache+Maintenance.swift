@@ -105,7 +105,10 @@ extension DirectoryCache: CacheMaintenance {
         for claim in files(under: "claims") where claim.modified < cutoff {
             let descriptor = open(claim.path, O_RDWR | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { remove(claim) }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+                remove(claim)
+                _ = flock(descriptor, LOCK_UN)  // as a release does (see `DirectoryCache+Claims.swift`)
+            }
             close(descriptor)
         }
         var all = files(under: "cas") + files(under: "ac")
