@@ -9,11 +9,12 @@ final class WorkerProbe: Sendable {
     private let attempts = Atomic<Int>(0)
     private let children = Atomic<Bool>(false)
     /// The ends of the jobs of its batch it ran and has not reported. Behind a lock of its own,
-    /// which only its worker takes, except when the run abandons its job.
-    private let ended = Mutex<[(job: Int32, completion: Completion)]>([])
+    /// which only its worker takes, except when the run abandons its job. `Locked`, not `Mutex`,
+    /// so that the sanitizer's build sees the lock.
+    private let ended = Locked<[(job: Int32, completion: Completion)]>([])
     /// The timeout of its attempt under way. Behind a lock of its own, which its worker takes as
     /// a timed attempt begins and ends, and a watch of the run's timers as it wakes.
-    private let timer = Mutex(AttemptTimer())
+    private let timer = Locked(AttemptTimer())
 
     /// The worker's job of a batch ended; it goes on with the next one.
     func ended(_ job: Int32, _ completion: Completion) {
