@@ -29,7 +29,6 @@ struct InternedKeys: Sendable {
     private var mismatch: (job: Int32, key: Int32, type: ObjectIdentifier?)?
 
     private static let pending: Int32 = -2
-    static let batchSize = 256
 
     /// How many distinct keys the jobs use.
     var count: Int { names.count + tailKeys.count }
@@ -44,7 +43,7 @@ struct InternedKeys: Sendable {
         if ofJob.isEmpty { ofJob = [Int32](repeating: -1, count: Int(job)) }
         ofJob.append(Self.pending)
         waiting.append((key, job, type))
-        if waiting.count >= Self.batchSize { numberWaiting() }
+        if waiting.count >= NameBatches.batchSize { numberWaiting() }
     }
 
     /// Numbers the waiting keys, in the order they were added: each step runs over the whole

@@ -177,11 +177,7 @@ extension SchedulerState {
         closeBatches()
         // Jobs that joined a leader given back by a batch end with it, as it has not begun.
         let joiners = coalescing.isEmpty ? [] : joinersOfPending
-        for job in jobs.numbers where jobs[job].phase.isPending {
-            failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
-            setPhase(job, newPhase)
-        }
-        for job in joiners {
+        for job in jobs.numbers.filter({ jobs[$0].phase.isPending }) + joiners {
             failures[job] = FailureRecord(code: code, underlying: nil, cause: cause)
             jobs[job].startedAt = nil
             setPhase(job, newPhase)
