@@ -352,9 +352,9 @@ final class RunCore: Sendable {
             for task in tasks { task.cancel() }
         }
         for waiter in actions.resume { waiter.resume(returning: nil) }
-        for (slot, generation, job) in actions.spawn {
+        for (slot, generation, job, priority) in actions.spawn {
             let probe = WorkerProbe()
-            let task = Task(priority: jobPriority(job).taskPriority) { [self] in
+            let task = Task(priority: priority.taskPriority) { [self] in
                 await work(slot: slot, generation: generation, first: job, probe: probe)
             }
             step { state in
@@ -370,10 +370,6 @@ final class RunCore: Sendable {
         }
         if !actions.abandonLater.isEmpty { abandonAfterGrace(actions.abandonLater) }
         if actions.finished { finishRun() }
-    }
-
-    private func jobPriority(_ job: Int32) -> Priority {
-        plan.contains(job) ? plan.priority(of: Int(job)) : state.withLock { $0.scheduler.jobs[job].priority }
     }
 
     /// Jobs just cancelled: those whose bodies have not returned when the grace period passes

@@ -13,8 +13,9 @@ struct SchedulerActions<Waiter> {
     var batch: [Int32] = []
     /// Parked workers to wake: each with the job it runs, or nil to exit.
     var wake: [(waiter: Waiter, job: Int32?)] = []
-    /// New workers to start: a slot, its generation and the first job.
-    var spawn: [(slot: Int, generation: UInt32, job: Int32)] = []
+    /// New workers to start: a slot, its generation, the first job and the priority its task
+    /// starts at (the job's own, as declared or added).
+    var spawn: [(slot: Int, generation: UInt32, job: Int32, priority: Priority)] = []
     /// Workers whose tasks must be cancelled (their running job was cancelled), by slot and
     /// generation: a slot whose worker changed since is left alone.
     var cancel: [(slot: Int, generation: UInt32)] = []

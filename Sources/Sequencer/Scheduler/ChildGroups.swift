@@ -18,8 +18,7 @@ struct ChildGroups<Waiter> {
 
     /// `child` was added by `parent` and has not ended.
     mutating func add(_ child: Int32, to parent: Int32) {
-        groups[parent, default: ChildGroup()].children.append(child)
-        groups[parent, default: ChildGroup()].unfinished += 1
+        groups[parent, default: ChildGroup()].add(child)
     }
 
     /// The children `job` added, in order.
@@ -51,8 +50,7 @@ struct ChildGroups<Waiter> {
     /// would be over now: the target ended, or every child did. A job that added no child has
     /// nothing to wait for.
     func isOver(parent: Int32, target: Int32?, jobs: JobTable) -> Bool {
-        guard let group = groups[parent] else { return true }
-        return isSatisfied(group, target, jobs: jobs)
+        groups[parent]?.isSatisfied(target, jobs: jobs) ?? true
     }
 
     /// Records a wait of `parent`'s body, running in `slot`, for `target`.
@@ -77,15 +75,11 @@ struct ChildGroups<Waiter> {
     /// without a slot. When `slot` is the parent's, given up while it waits, the last pending
     /// wait takes it back. Returns whether one did: it then holds a place in the parent's lane.
     mutating func childEnded(of parent: Int32, suspendedSlot slot: Int?, jobs: JobTable) -> Bool {
-        guard var group = groups[parent] else { return false }
-        group.unfinished -= 1
-        defer { groups[parent] = group }
-        let satisfied = group.waiters.filter { isSatisfied(group, $0.target, jobs: jobs) }
-        guard !satisfied.isEmpty else { return false }
-        group.waiters = group.waiters.filter { !isSatisfied(group, $0.target, jobs: jobs) }
+        guard let satisfied = groups[parent]?.childEnded(jobs: jobs), !satisfied.isEmpty else { return false }
+        let nonePending = groups[parent]?.waiters.isEmpty ?? true
         var tookSlot = false
         for (position, entry) in satisfied.enumerated() {
-            let takesSlot = slot != nil && group.waiters.isEmpty && position == satisfied.count - 1
+            let takesSlot = slot != nil && nonePending && position == satisfied.count - 1
             tookSlot = tookSlot || takesSlot
             resumable.append(ResumableWait(slot: takesSlot ? slot : nil, waiter: entry.waiter, reserved: takesSlot))
         }
@@ -113,11 +107,6 @@ struct ChildGroups<Waiter> {
         resumable.removeAll { $0.slot == slot }
         return (pending, queued)
     }
-
-    private func isSatisfied(_ group: ChildGroup<Waiter>, _ target: Int32?, jobs: JobTable) -> Bool {
-        if let target { return jobs[target].phase.isTerminal }
-        return group.unfinished == 0
-    }
 }
 
 /// A job's children: every one it added and how many have not ended.
@@ -128,6 +117,30 @@ struct ChildGroup<Waiter> {
     var slot: Int?
     /// The parent body's waits: the child each waits for (nil for all of them).
     var waiters: [(target: Int32?, waiter: Waiter)] = []
+
+    mutating func add(_ child: Int32) {
+        children.append(child)
+        unfinished += 1
+    }
+
+    /// One of its children ended: takes out, in order, the waits that are now satisfied.
+    mutating func childEnded(jobs: JobTable) -> [(target: Int32?, waiter: Waiter)] {
+        unfinished -= 1
+        guard !waiters.isEmpty else { return [] }
+        var satisfied: [(target: Int32?, waiter: Waiter)] = []
+        var kept: [(target: Int32?, waiter: Waiter)] = []
+        for entry in waiters {
+            if isSatisfied(entry.target, jobs: jobs) { satisfied.append(entry) } else { kept.append(entry) }
+        }
+        if !satisfied.isEmpty { waiters = kept }
+        return satisfied
+    }
+
+    /// Whether a wait for `target` (one of the children, or nil for all of them) is over.
+    func isSatisfied(_ target: Int32?, jobs: JobTable) -> Bool {
+        if let target { return jobs[target].phase.isTerminal }
+        return unfinished == 0
+    }
 }
 
 /// A parent's wait whose children ended: it resumes once the parent has its worker and lane

@@ -383,7 +383,8 @@ struct SchedulerState<Waiter> {
                     if groups.hasResumable { resumeParents() }  // freed by a job taken
                     continue
                 }
-                outbox.spawn.append((slot, workers[slot].generation, job))
+                let priority = isPlanned(job) ? plan.priority(of: Int(job)) : jobs[job].priority
+                outbox.spawn.append((slot, workers[slot].generation, job, priority))
             } else {
                 break
             }

@@ -394,7 +394,7 @@ struct StepDriver {
             workers[slot]?.cancelled = true
         }
         for waiter in actions.resume { resume(waiter) }
-        for (slot, generation, job) in actions.spawn {
+        for (slot, generation, job, _) in actions.spawn {
             if workers[slot] != nil { problem("a worker was started in slot \(slot), which has one") }
             workers[slot] = Worker(slot: slot, generation: generation, job: job, began: now)
             start(job)
