@@ -250,13 +250,17 @@ private struct Scenario: CustomStringConvertible {
         of job: Int, _ behaviour: Behaviour, clock: TracedClock, log: BodyLog
     ) -> @Sendable (JobContext) async throws -> Void {
         { context in
-            log.enter(job, attempt: context.attempt, at: clock.now.offset)
+            // A sleep ends at a time counted from the entry logged, not from when it begins:
+            // the driver may move the clock between the two, when it took the run's snapshot
+            // before this job started (seed 19 under ThreadSanitizer then slept a second late).
+            let entered = clock.now
+            log.enter(job, attempt: context.attempt, at: entered.offset)
             switch behaviour {
             case .succeeds:
                 break
             case .slow(let seconds):
                 do {
-                    try await clock.sleep(for: .seconds(seconds))
+                    try await clock.sleep(until: entered.advanced(by: .seconds(seconds)))
                 } catch {
                     log.end(job, .cancelled, at: clock.now.offset)
                     throw error
@@ -271,7 +275,7 @@ private struct Scenario: CustomStringConvertible {
                 throw InjectedFailure(job: job, attempt: context.attempt)
             case .hangs:
                 do {
-                    try await clock.sleep(for: hangFor)
+                    try await clock.sleep(until: entered.advanced(by: hangFor))
                 } catch {
                     log.end(job, .cancelled, at: clock.now.offset)
                     throw error
