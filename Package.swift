@@ -209,6 +209,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The page's script and style, compiled into the binary: nothing to install beside it.
             resources: [.embedInCode("Assets/app.js"), .embedInCode("Assets/style.css")],

@@ -21,7 +21,8 @@ public struct CacheServer: Sendable {
         (self.cache, self.host, self.port) = (cache, host, port)
     }
 
-    /// Serves until the process is stopped; `ready` gets the address once it listens.
+    /// Serves until the process is stopped or the task cancelled (then it stops listening, and
+    /// answers the connections already accepted); `ready` gets the address once it listens.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
         let router = Router()
         let cache = cache
@@ -42,7 +43,7 @@ public struct CacheServer: Sendable {
                 ready("http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/")
             },
             logger: logger)
-        try await app.runService(gracefulShutdownSignals: [])
+        try await serveUntilCancelled(app, logger: logger)
     }
 
     private static func digest(_ context: BasicRequestContext) throws -> CacheDigest {

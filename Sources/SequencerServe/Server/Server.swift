@@ -64,8 +64,8 @@ public struct Server: Sendable {
                 ready("http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)/")
             },
             logger: logger)
-        // The command stops the process on a signal: an event stream never ends by itself.
-        try await app.runService(gracefulShutdownSignals: [])
+        // The command stops the process on a signal; a library caller cancels the task.
+        try await serveUntilCancelled(app, logger: logger)
     }
 
     private func routes(_ router: Router<ServeContext>) {
