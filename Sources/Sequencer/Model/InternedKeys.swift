@@ -51,7 +51,7 @@ struct InternedKeys: Sendable {
     private mutating func numberWaiting() {
         index.reserveCapacity(names.count + waiting.count)
         let hashes = waiting.map { NameIndex<String>.hash($0.key) }
-        withExtendedLifetime(index.touch(hashes)) {}
+        index.touch(hashes)
         for (entry, hash) in zip(waiting, hashes) {
             let number = Int32(names.count)
             names.append(entry.key)

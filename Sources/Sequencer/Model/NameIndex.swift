@@ -28,6 +28,9 @@ struct NameIndex<Name: IndexedName>: Sendable {
     private var slots: [UInt64] = []
     private var mask = 0
     private(set) var count = 0
+    /// The sum of the slots ``touch(_:)`` read: stored, so that the reads are done (a value only
+    /// computed was optimised away, reads and all).
+    private(set) var touched: UInt64 = 0
 
     /// Makes room for `capacity` names without growing.
     mutating func reserveCapacity(_ capacity: Int) {
@@ -139,12 +142,11 @@ struct NameIndex<Name: IndexedName>: Sendable {
 
     /// Reads the first slot of each hash, so that the lookups that follow find them in cache.
     /// The reads are independent, so the processor overlaps their cache misses.
-    /// - Returns: a value that depends on every read, so they are not optimised away.
-    func touch(_ hashes: [Int]) -> UInt64 {
-        guard !slots.isEmpty else { return 0 }
+    mutating func touch(_ hashes: [Int]) {
+        guard !slots.isEmpty else { return }
         var sum: UInt64 = 0
         for hash in hashes { sum &+= slots[hash & mask] }
-        return sum
+        touched &+= sum
     }
 
     private static func hashBits(_ entry: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: entry >> 32) & 0x7fff_ffff }

@@ -202,19 +202,29 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Equal when the numbers are equal and the predicate is the same one (or both have none).
     public static func == (lhs: RetryPolicy, rhs: RetryPolicy) -> Bool {
-        lhs.maxAttempts == rhs.maxAttempts && lhs.initial == rhs.initial && lhs.multiplier == rhs.multiplier
-            && lhs.maximum == rhs.maximum && lhs.jitter == rhs.jitter
-            && lhs.predicate.map(ObjectIdentifier.init) == rhs.predicate.map(ObjectIdentifier.init)
+        lhs.identity == rhs.identity
+    }
+
+    /// What ``==(_:_:)`` compares, in a value that holds no reference: kept and compared for
+    /// every job added, it costs no retain.
+    struct Identity: Hashable {
+        var maxAttempts: Int
+        var initial: Duration
+        var multiplier: Double
+        var maximum: Duration
+        var jitter: Double
+        var predicate: ObjectIdentifier?
+    }
+
+    var identity: Identity {
+        Identity(
+            maxAttempts: maxAttempts, initial: initial, multiplier: multiplier, maximum: maximum, jitter: jitter,
+            predicate: predicate.map { ObjectIdentifier($0) })
     }
 
     /// Hashes the numbers and the predicate's identity, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(maxAttempts)
-        hasher.combine(initial)
-        hasher.combine(multiplier)
-        hasher.combine(maximum)
-        hasher.combine(jitter)
-        hasher.combine(predicate.map(ObjectIdentifier.init))
+        hasher.combine(identity)
     }
 
     private static func seconds(_ duration: Duration) -> Double {

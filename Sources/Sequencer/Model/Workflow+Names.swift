@@ -17,6 +17,9 @@ struct NameBatches: Sendable {
     private var attempted = 0
     /// The first ID seen twice, with the position of its first use.
     private(set) var duplicate: (id: JobID, first: Int32)?
+    /// The sum of the candidate IDs' lengths read ahead of their comparisons: stored, so that
+    /// the reads are done (see ``NameIndex/touched``).
+    private var touched: UInt64 = 0
 
     static let batchSize = 256
 
@@ -40,7 +43,7 @@ struct NameBatches: Sendable {
         let newJobs = indexed..<ids.count
         index.reserveCapacity(index.count + newJobs.count)
         let hashes = newJobs.map { JobIndex.hash(ids[$0]) }
-        var touched = index.touch(hashes)
+        index.touch(hashes)
         for (job, hash) in zip(newJobs, hashes) {
             if let first = index.insert(Int32(job), hash: hash, ids: ids), duplicate == nil {
                 duplicate = (ids[job], first)
@@ -50,10 +53,9 @@ struct NameBatches: Sendable {
 
         let batch = attempted..<pendingNeeds.count
         let needHashes = batch.map { JobIndex.hash(pendingNeeds[$0]) }
-        touched &+= index.touch(needHashes)
+        index.touch(needHashes)
         let candidates = needHashes.map { index.candidate(hash: $0) }
         for candidate in candidates where candidate >= 0 { touched &+= UInt64(ids[Int(candidate)].rawValue.utf8.count) }
-        withExtendedLifetime(touched) {}
 
         var kept = attempted
         for (pending, candidate) in zip(batch, candidates) {

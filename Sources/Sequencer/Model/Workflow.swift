@@ -77,8 +77,24 @@ struct JobOptions: Sendable, Equatable {
     func problem(job id: JobID) -> String? {
         if let timeout, timeout <= .zero { return "job '\(id)' has timeout \(timeout); a timeout must be positive" }
         if let problem = retry.problem { return "job '\(id)' \(problem)" }
-        if coalesce?.isEmpty == true { return "job '\(id)' has an empty coalescing key" }
-        return nil
+        return keyProblem(job: id)
+    }
+
+    /// Why the key cannot be used by the job `id`: the one check of ``problem(job:)`` that
+    /// ``entry`` leaves out.
+    func keyProblem(job id: JobID) -> String? {
+        coalesce?.isEmpty == true ? "job '\(id)' has an empty coalescing key" : nil
+    }
+
+    /// What a workflow's entry for these options holds (a key is kept apart), without a
+    /// reference: nil when the job needs no entry (no timeout, no retry).
+    var entry: Entry? {
+        timeout != nil || retry.maxAttempts != 1 ? Entry(timeout: timeout, retry: retry.identity) : nil
+    }
+
+    struct Entry: Equatable {
+        var timeout: Duration?
+        var retry: RetryPolicy.Identity
     }
 }
 
@@ -112,6 +128,9 @@ public struct Workflow: Sendable {
     /// set the same options share one entry.
     var optionRefs: [Int32] = []
     var optionSets: [JobOptions] = []
+    /// The last entry of `optionSets`, checked when it was made: a job added with the same
+    /// options (most jobs that set any) shares it, and is not checked again.
+    private var lastEntry: JobOptions.Entry?
     /// The jobs' coalescing keys, by number, kept apart from their options so that jobs with keys
     /// of their own still share one options entry.
     var keys = InternedKeys()
@@ -219,7 +238,11 @@ public struct Workflow: Sendable {
         // As `addChild` and a queue's `add` check them: what one job's options alone make
         // impossible. What depends on other jobs (needs, IDs, a key's type) is checked by
         // `validate()` and `start(_:)`, once every job is in.
-        if let problem = request.options?.problem(job: id) { throw WorkflowError(code: .invalidOption, message: problem, jobs: [id]) }
+        let entry = request.options?.entry
+        let shared = entry != nil && entry == lastEntry
+        if let problem = shared ? request.options?.keyProblem(job: id) : request.options?.problem(job: id) {
+            throw WorkflowError(code: .invalidOption, message: problem, jobs: [id])
+        }
         let job = Int32(ids.count)
         ids.append(id)
         bodies.append(request.body)
@@ -233,14 +256,15 @@ public struct Workflow: Sendable {
         Self.set(&valueFlags, job, request.hasValue, default: false)
         var ref: Int32 = -1
         keys.add(request.options?.coalesce, job: job, type: request.options?.valueType)
-        // A job whose only option is its key has no entry: its key is in `keys`, and its worker
-        // reads no options (no timer to start, no policy to follow).
-        if let options = request.options, options.timeout != nil || options.retry.maxAttempts != 1 {
-            var shared = options
-            shared.coalesce = nil
-            shared.valueType = nil  // the key's, kept in `keys`
-            // Compared in place: `last` would copy the options (and retain what they hold).
-            if optionSets.isEmpty || optionSets[optionSets.count - 1] != shared { optionSets.append(shared) }
+        // A job whose only option is its key has no entry: its key is in `keys` (so that jobs
+        // with keys of their own share an entry), and its worker reads no options (no timer to
+        // start, no policy to follow). Entries are compared as `Entry`s, which hold no
+        // reference: a copy of the options would retain what they hold, for every job.
+        if let entry {
+            if !shared, let options = request.options {
+                optionSets.append(JobOptions(timeout: options.timeout, retry: options.retry))
+                lastEntry = entry
+            }
             ref = Int32(optionSets.count - 1)
         }
         Self.set(&optionRefs, job, ref, default: -1)

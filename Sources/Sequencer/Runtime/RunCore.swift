@@ -212,7 +212,7 @@ final class RunCore: Sendable {
         }
         let body = spec?.body ?? plan.bodies[Int(job)]
         // Read field by field: the options are copied whole only when an attempt fails.
-        let timeout = spec != nil ? spec?.options?.timeout : plan.timeout(of: Int(job))
+        let timeout = spec != nil ? spec?.options?.timeout.map { max(1, $0.nanoseconds) } : plan.timeout(of: Int(job))
         // A worker's task keeps the priority of the job it was started for; a job of higher
         // priority runs in a child task at its own priority.
         let priority = spec?.priority ?? plan.priority(of: Int(job))
@@ -287,11 +287,11 @@ final class RunCore: Sendable {
         return allowed
     }
 
-    /// Times one attempt that started at `start`, in its worker's `probe`: when `timeout` passes
-    /// before the attempt ends (``WorkerProbe/endTimed()``), the job is timed out (its body
-    /// cancelled, then abandoned after the grace period). See ``AttemptTimer``.
-    private func timeAttempt(of job: Int32, after timeout: Duration, from start: Int64, probe: WorkerProbe) {
-        if let watchAt = probe.beginTimed(job, dueAt: start.saturatingPlus(timeout.nanoseconds)) { watch(probe, at: watchAt) }
+    /// Times one attempt that started at `start`, in its worker's `probe`: when `timeout`
+    /// nanoseconds pass before the attempt ends (``WorkerProbe/endTimed()``), the job is timed
+    /// out (its body cancelled, then abandoned after the grace period). See ``AttemptTimer``.
+    private func timeAttempt(of job: Int32, after timeout: Int64, from start: Int64, probe: WorkerProbe) {
+        if let watchAt = probe.beginTimed(job, dueAt: start.saturatingPlus(timeout)) { watch(probe, at: watchAt) }
     }
 
     /// Runs `body` in a child task at `priority`, for a job of higher priority than its worker.

@@ -18,9 +18,10 @@ final class Plan: Sendable {
     private let restored: [Bool]
     private let optionRefs: [Int32]
     private let optionSets: [JobOptions]
-    /// Whether any job has a timeout: most runs with options have none, and then a worker
-    /// need not look up each job's options.
-    private let anyTimeout: Bool
+    /// Each entry of `optionSets`'s timeout in nanoseconds (at least 1), or 0 for none; empty
+    /// when no job has a timeout (most runs with options), so that a worker need not look up
+    /// each job's options. Converted once here, not for every job that starts.
+    private let timeouts: [Int64]
     /// `needStart[i] ..< needStart[i + 1]` index job i's needs in `needs`.
     let needStart: [Int32]
     let needs: [Int32]
@@ -47,7 +48,8 @@ final class Plan: Sendable {
         ids = workflow.ids
         optionRefs = workflow.optionRefs
         optionSets = workflow.optionSets
-        anyTimeout = workflow.optionSets.contains { $0.timeout != nil }
+        timeouts = !workflow.optionSets.contains { $0.timeout != nil } ? []
+            : workflow.optionSets.map { options in options.timeout.map { max(1, $0.nanoseconds) } ?? 0 }
         valueFlags = workflow.valueFlags
         explicitLanes = workflow.explicitLanes
         needStart = workflow.needStart
@@ -106,7 +108,7 @@ final class Plan: Sendable {
         restored = plan.restored
         optionRefs = plan.optionRefs
         optionSets = plan.optionSets
-        anyTimeout = plan.anyTimeout
+        timeouts = plan.timeouts
         needStart = plan.needStart
         needs = plan.needs
         dependentStart = plan.dependentStart
@@ -138,10 +140,11 @@ final class Plan: Sendable {
     /// Whether the job set a timeout or a retry policy.
     func hasOptions(_ job: Int) -> Bool { !optionRefs.isEmpty && optionRefs[job] >= 0 }
 
-    /// The job's timeout, if it set one.
-    func timeout(of job: Int) -> Duration? {
-        guard anyTimeout, optionRefs[job] >= 0 else { return nil }
-        return optionSets[Int(optionRefs[job])].timeout
+    /// The job's timeout in nanoseconds, if it set one.
+    func timeout(of job: Int) -> Int64? {
+        guard !timeouts.isEmpty, optionRefs[job] >= 0 else { return nil }
+        let timeout = timeouts[Int(optionRefs[job])]
+        return timeout > 0 ? timeout : nil
     }
 
     /// The job's timeout and retry policy, when it set them.
