@@ -75,8 +75,7 @@ struct ChildGroups<Waiter> {
     /// without a slot. When `slot` is the parent's, given up while it waits, the last pending
     /// wait takes it back. Returns whether one did: it then holds a place in the parent's lane.
     mutating func childEnded(of parent: Int32, suspendedSlot slot: Int?, jobs: JobTable) -> Bool {
-        guard let satisfied = groups[parent]?.childEnded(jobs: jobs), !satisfied.isEmpty else { return false }
-        let nonePending = groups[parent]?.waiters.isEmpty ?? true
+        guard let (satisfied, nonePending) = groups[parent]?.childEnded(jobs: jobs), !satisfied.isEmpty else { return false }
         var tookSlot = false
         for (position, entry) in satisfied.enumerated() {
             let takesSlot = slot != nil && nonePending && position == satisfied.count - 1
@@ -123,17 +122,18 @@ struct ChildGroup<Waiter> {
         unfinished += 1
     }
 
-    /// One of its children ended: takes out, in order, the waits that are now satisfied.
-    mutating func childEnded(jobs: JobTable) -> [(target: Int32?, waiter: Waiter)] {
+    /// One of its children ended: takes out, in order, the waits that are now satisfied, and
+    /// says whether none is left pending.
+    mutating func childEnded(jobs: JobTable) -> (satisfied: [(target: Int32?, waiter: Waiter)], nonePending: Bool) {
         unfinished -= 1
-        guard !waiters.isEmpty else { return [] }
+        guard !waiters.isEmpty else { return ([], true) }
         var satisfied: [(target: Int32?, waiter: Waiter)] = []
         var kept: [(target: Int32?, waiter: Waiter)] = []
         for entry in waiters {
             if isSatisfied(entry.target, jobs: jobs) { satisfied.append(entry) } else { kept.append(entry) }
         }
         if !satisfied.isEmpty { waiters = kept }
-        return satisfied
+        return (satisfied, waiters.isEmpty)
     }
 
     /// Whether a wait for `target` (one of the children, or nil for all of them) is over.
