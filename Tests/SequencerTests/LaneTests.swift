@@ -11,7 +11,7 @@ import Testing
 /// Tests that wait for something a wrong engine would never do are bounded by the time limit.
 // Three minutes: a case of the exhaustive sweeps takes most of a minute under ThreadSanitizer
 // on two busy cores.
-@Suite(.timeLimit(.minutes(5))) struct LaneTests {
+@Suite(.timeLimit(.minutes(10))) struct LaneTests {
     // MARK: - Helpers
 
     final class Log: Sendable {
