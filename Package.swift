@@ -326,7 +326,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SequencerOutputTests",
-            dependencies: ["SequencerOutput", "Sequencer"],
+            dependencies: ["SequencerOutput", "Sequencer", "SequencerTestHelpers"],
             swiftSettings: strict
         ),
         .testTarget(

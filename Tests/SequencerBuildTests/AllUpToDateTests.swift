@@ -11,7 +11,7 @@ import Testing
 /// checks made job by job (`isUpToDate(_:)`, as a run asks them): after each change to a
 /// project that was built once, the pass says "all up to date" exactly when the job-by-job
 /// checks would run nothing.
-@Suite(.timeLimit(.minutes(5))) struct AllUpToDateTests {
+@Suite(.suiteTimeLimit) struct AllUpToDateTests {
     typealias Project = UpToDateTests.Project
 
     /// A change made to the project after its first build.

@@ -10,7 +10,7 @@ import Testing
 /// Depfiles in the up-to-date checks: the files a job's depfile names after a success are its
 /// inputs on the next run, kept in the journal; a depfile that cannot be read makes the job
 /// run every time, with a warning at the `depfile` key.
-@Suite(.timeLimit(.minutes(5))) struct DepfileUpToDateTests {
+@Suite(.suiteTimeLimit) struct DepfileUpToDateTests {
     typealias Project = UpToDateTests.Project
 
     static let yaml = """

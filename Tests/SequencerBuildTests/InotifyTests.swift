@@ -7,7 +7,7 @@ import SequencerTestSupport
 import Testing
 
 /// inotify through its system calls: what a watched directory reports, and closing.
-@Suite(.timeLimit(.minutes(5))) struct InotifyTests {
+@Suite(.suiteTimeLimit) struct InotifyTests {
     /// The events `inotify` reports until one is at `path` (a thread of its own waits).
     private func events(_ inotify: Inotify, until path: String) async -> [Inotify.Event] {
         await withCheckedContinuation { continuation in

@@ -10,7 +10,7 @@ import Testing
 /// `UpToDateState`: the files a pass that found every job up to date read, with their stamps.
 /// It must never say "current" after a change the pass would see (it may say "not current"
 /// after one the pass would not: the run then decides the usual way).
-@Suite(.timeLimit(.minutes(5))) struct UpToDateStateTests {
+@Suite(.suiteTimeLimit) struct UpToDateStateTests {
     typealias Project = UpToDateTests.Project
 
     static let yaml = """

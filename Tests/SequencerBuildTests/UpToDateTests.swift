@@ -10,7 +10,7 @@ import Testing
 /// The up-to-date checks, run against a real journal in a temporary directory: each pass is one
 /// run that asks every job of the file, in file order, whether it is up to date, and "runs" the
 /// ones that are not by writing their outputs.
-@Suite(.timeLimit(.minutes(5))) struct UpToDateTests {
+@Suite(.suiteTimeLimit) struct UpToDateTests {
     /// One workflow file in a temporary directory, with its journal.
     final class Project: Sendable {
         let directory: TemporaryDirectory

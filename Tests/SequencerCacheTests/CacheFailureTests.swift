@@ -9,7 +9,7 @@ import Testing
 /// A cache that fails says so clearly, and never hangs a run: a server that does not answer is
 /// given up after its deadline, one that is gone is an error at once, and a PostgreSQL cache of
 /// a newer format is refused untouched.
-@Suite(.timeLimit(.minutes(5))) struct CacheFailureTests {
+@Suite(.suiteTimeLimit) struct CacheFailureTests {
     @Test func aServerThatHangsIsGivenUpAfterItsDeadline() async throws {
         let silent = try SilentServer()
         let cache = try HTTPCache(url: "http://127.0.0.1:\(silent.port)/", deadline: .milliseconds(300))

@@ -11,7 +11,7 @@ import Testing
 /// whose test had gone over its time limit and cancelled the server under its clients). Small
 /// (12 rounds of 8 clients): under the whole suite's load, 40 rounds of 16 took over five
 /// minutes, and loaded every other test while they ran.
-@Suite(.timeLimit(.minutes(5))) struct CacheServerShutdownTests {
+@Suite(.suiteTimeLimit) struct CacheServerShutdownTests {
     @Test func aServerCancelledUnderItsClientsEnds() async throws {
         let files = try TemporaryDirectory()
         let cache = try DirectoryCache(path: files.file("served"))

@@ -10,7 +10,7 @@ import Testing
 /// What every cache backend promises (``CacheStore``), checked on each: the directory, and
 /// PostgreSQL on a real server. Complete results only, checked blobs, whole writes,
 /// namespaces, read-only.
-@Suite(.timeLimit(.minutes(5))) struct CacheStoreContractTests {
+@Suite(.suiteTimeLimit) struct CacheStoreContractTests {
     enum Backend: String, CaseIterable, CustomStringConvertible {
         case directory, postgres, http
         var description: String { rawValue }

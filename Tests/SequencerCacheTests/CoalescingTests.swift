@@ -9,7 +9,7 @@ import Testing
 /// Two runners never run one key at once: the first claims it and runs; the second waits, and
 /// restores what the first stores; a claim given up lets the waiter run. On the directory
 /// (file locks) and on PostgreSQL (leases). Gated on what the waiter says, not on time.
-@Suite(.timeLimit(.minutes(5))) struct CoalescingTests {
+@Suite(.suiteTimeLimit) struct CoalescingTests {
     enum Backend: String, CaseIterable, CustomStringConvertible {
         case directory, postgres
         var description: String { rawValue }

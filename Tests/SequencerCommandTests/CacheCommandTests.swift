@@ -6,7 +6,7 @@ import Testing
 
 /// The shared output cache from the command line: `run --cache`, `SEQUENCER_CACHE` for ninja
 /// mode, and `sequencer cache stats | ls | verify | gc`, through the built binary.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct CacheCommandTests {
     static let workflow = """
         version: 1

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct CheckAndGraphTests {
     @Test func checkReportsEveryErrorWithItsPositionAndExitsTwo() async throws {
         let cli = try CLI()
@@ -39,7 +40,7 @@ struct CheckAndGraphTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct GraphAndTraceTests {
     @Test func graphPrintsEveryFormatWithLanesAsClusters() async throws {
         let cli = try CLI()

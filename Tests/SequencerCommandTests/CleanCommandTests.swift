@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// `sequencer clean`: deleting declared outputs, like `ninja -t clean`.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct CleanCommandTests {
     @Test func dryRunListsTheOutputsAndDeletesNothing() async throws {
         let cli = try CLI()

@@ -6,7 +6,7 @@ import Testing
 /// A damaged journal or queue file, end to end through the built binary: every command that
 /// meets the damage exits 2 naming the file and the way out, nothing writes into the file,
 /// `gc --check` tells healthy from damaged, and `gc --set-aside` lets the next run start over.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct DamagedFileCommandTests {
     static let sqlite3 = "/usr/bin/sqlite3"
 

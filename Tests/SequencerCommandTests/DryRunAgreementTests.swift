@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// The dry run and the run agree: for each kind of change to a C-like project (compile jobs,
 /// an archive, a link), every job the run ran was announced by `run -n` as "would run" or
 /// "may run", and every job it said "would run" ran. A recompile that gives the same bytes
 /// leaves its dependents up to date (early cutoff), which a dry run cannot know: it says
 /// "may run" for them.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct DryRunAgreementTests {
     /// The project: sources compiled by `cat` (the same bytes each time, as a compiler gives),
     /// an archive and a link. With `declared`, the archive and the link list what they read as

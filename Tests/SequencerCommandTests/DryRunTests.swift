@@ -6,7 +6,7 @@ import Testing
 
 /// `sequencer run --dry-run`: each job as would run (with `--explain`'s reason) or up to date,
 /// in run order, with nothing run and nothing written.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct DryRunTests {
     private static let workflow = """
         jobs:

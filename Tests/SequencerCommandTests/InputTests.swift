@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// Inputs that nothing provides (a misspelled path, a glob that matches nothing), variables in
 /// paths, and globs walked once per no-op run.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct InputTests {
     /// The issue's file: `in.txtt` is a typo for `in.txt`.
     static let typo = """

@@ -5,7 +5,7 @@ import Testing
 
 /// Ctrl-C and SIGTERM: the run stops, every running job's process group is terminated (a job's
 /// background processes too), and sequencer exits 130.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct InterruptTests {
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalTerminatesEveryJobsProcessGroupAndExits130(signal: Int32) async throws {

@@ -6,7 +6,7 @@ import Testing
 /// The journal, end to end through the built binary: up-to-date checks (`--force`,
 /// `--explain`, `--no-journal`, `--journal`), the `runs`, `show`, `trace`, `resume` and `gc`
 /// commands, one recorder at a time (`--no-wait`), and journals that must be refused.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct JournalCommandTests {
     @Suite struct UpToDate {
         @Test func aSecondRunSkipsJobsWithOutputsAndRerunsJobsWithout() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// after its needs' last runs.
 ///
 /// CI runs 60 kill points; `SEQUENCER_KILL_POINTS=300` runs more.
-@Suite(.timeLimit(.minutes(10))) struct KillResumeTests {
+@Suite(.suiteTimeLimit) struct KillResumeTests {
     static let killPoints = Int(ProcessInfo.processInfo.environment["SEQUENCER_KILL_POINTS"] ?? "") ?? 60
     static let jobCount = 24
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// `${needs.outputs}` through the command line: an archive made of its needs' outputs.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct NeedsOutputsCommandTests {
     @Test func aDeletedSourcesStaleObjectDoesNotReachTheArchive() async throws {
         let cli = try CLI()

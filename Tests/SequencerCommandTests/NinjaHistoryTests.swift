@@ -5,7 +5,7 @@ import Testing
 
 /// A ninja build in the journal: `runs`, `show` (why each edge ran), `trace` and `clean` read a
 /// build of `build.ninja` as they read a workflow file's run.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct NinjaHistoryTests {
     static let manifest = """
         rule cat

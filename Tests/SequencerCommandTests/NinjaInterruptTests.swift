@@ -5,7 +5,7 @@ import Testing
 
 /// Ctrl-C and kill -9 during a ninja build: what ended is kept, what was cut short is never
 /// trusted, and the next build finishes the job.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct NinjaInterruptTests {
     /// `slow.out` is written in two steps with a long wait between them, unless `fast` exists;
     /// `quick.out` comes first, and `after` reads `slow.out`. Each command appends its output's

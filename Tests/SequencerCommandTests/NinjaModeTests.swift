@@ -5,7 +5,7 @@ import Testing
 
 /// `sequencer ninja`, end to end through the built binary: ninja's output and exit codes, and
 /// content hashes deciding what is up to date.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct NinjaModeTests {
     /// Each command appends its output's name to `ran.log`, so a test sees what ran.
     static let counting = """

@@ -6,7 +6,7 @@ import Testing
 /// A no-op leaves a witness (`.sequencer/ninja-noop`): the stamps of every file its verdict
 /// read. The next invocation with the same arguments says "no work to do" from the stamps
 /// alone, and any change to one of those files sends it down the full path.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct NinjaNoOpTests {
     static let manifest = """
         rule cat

@@ -6,7 +6,7 @@ import Testing
 /// A run whose every job is up to date ends without starting any (the jobs are decided in one
 /// pass before the run would start): the same lines, exit status and journal records as a run
 /// that started them and found each up to date.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct NoOpRunTests {
     static let yaml = """
         jobs:

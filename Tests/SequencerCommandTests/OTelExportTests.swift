@@ -22,7 +22,7 @@ enum OTLPPython {
 ///
 /// The receiver needs a Python with opentelemetry-proto: `SEQUENCER_OTLP_PYTHON` names it (CI
 /// makes a venv); without one the suite is skipped, unless `SEQUENCER_REQUIRE_OTLP` is set.
-@Suite(.timeLimit(.minutes(5)), .enabled(if: OTLPPython.python != nil || OTLPPython.required, OTLPPython.skipReason))
+@Suite(.suiteTimeLimit, .enabled(if: OTLPPython.python != nil || OTLPPython.required, OTLPPython.skipReason))
 struct OTelExportTests {
     /// The receiver, started for one test: its address and the spans it received.
     final class Receiver {

@@ -6,7 +6,7 @@ import Testing
 
 /// One history: a file run here (the journal) and the same file run through a queue (SQLite or
 /// PostgreSQL) are listed and shown alike, in the same words and with the same counts.
-@Suite(.timeLimit(.minutes(5))) struct OneHistoryTests {
+@Suite(.suiteTimeLimit) struct OneHistoryTests {
     static let file = """
         version: 1
         jobs:

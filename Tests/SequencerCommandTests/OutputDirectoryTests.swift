@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// The parent directories of declared outputs are made before a job's command runs, like ninja.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct OutputDirectoryTests {
     @Test func parentDirectoriesOfOutputsAreMadeBeforeTheCommandRuns() async throws {
         let cli = try CLI()

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// `sequencer run OUTPUT`: an output names the job that makes it, like `make zstd`.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct OutputTargetTests {
     @Test(arguments: ["programs/zstd", "programs/./zstd", "obj/../programs/zstd", "zstd-absolute"])
     func anOutputNameRunsTheJobThatMakesItAndWhatItNeeds(name: String) async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// `sequencer run --queue` and `sequencer worker`: a run submitted to a durable queue (an SQLite
 /// file, or a PostgreSQL database of a real server) and run by worker processes.
-@Suite(.timeLimit(.minutes(5))) struct QueueRunTests {
+@Suite(.suiteTimeLimit) struct QueueRunTests {
     @Test(arguments: QueueKind.testable)
     func aSubmittedRunIsRunByAWorkerAndReportedWithItsFailures(_ kind: QueueKind) async throws {
         let cli = try CLI()

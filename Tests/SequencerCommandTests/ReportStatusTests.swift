@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// What the end of a run tells: up to date as a status of its own in `--json`, and a critical
 /// path that names the job a waiting job waited for.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ReportStatusTests {
     /// `run --json` used to file an up-to-date job under "skipped", next to jobs skipped
     /// because a need failed.

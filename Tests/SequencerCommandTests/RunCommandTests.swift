@@ -3,7 +3,7 @@ import SequencerTestHelpers
 import SequencerTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct RunCommandTests {
     @Test func aSucceedingRunPrintsADoneLinePerJobAndExitsZero() async throws {
         let cli = try CLI()
@@ -216,7 +216,7 @@ struct RunCommandTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct LiveProgressTests {
     /// On a terminal (here a pseudo-terminal made by `script`), the status line is redrawn in
     /// place and successful jobs get no line of their own.
@@ -268,7 +268,7 @@ struct LiveProgressTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct JobSelectionTests {
     @Test func namedJobsRunWithWhatTheyNeedAndNothingElse() async throws {
         let cli = try CLI()
@@ -291,7 +291,7 @@ struct JobSelectionTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct LargeOutputTests {
     /// A job's output goes to a file, not through sequencer's memory: 100 MB of it raise
     /// sequencer's peak memory by far less than 100 MB over a run that prints one line (compared

@@ -5,7 +5,7 @@ import Testing
 
 /// The counts of a run agree wherever they are shown: `runs` (table and JSON), `show --json`
 /// and what `resume` restores; up-to-date jobs are counted, and the counts add up to the jobs.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct RunCountsTests {
     /// Up-to-date jobs of a resumed run used to fall out of the counts ("2 jobs, 1 OK, 0
     /// failed, 0 skipped"), and `runs --json` had no up-to-date count.

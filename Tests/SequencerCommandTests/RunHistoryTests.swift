@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// A journal of bounded size: old runs deleted after each run, and no empty log files.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct RunHistoryTests {
     @Test func runAndResumeKeepTheNewestRunsOfTheFile() async throws {
         let cli = try CLI()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// With the jobs' last durations in the journal, the job with the longest remaining path
 /// starts first when more jobs are ready than workers.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct StartOrderCommandTests {
     /// The jobs' start offsets in `run --json`'s report, by name.
     private func startTimes(_ result: CLI.Result) throws -> [String: Double] {

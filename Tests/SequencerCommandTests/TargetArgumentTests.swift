@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// `sequencer run TARGET` with no file, as make and ninja users type it; `-f FILE`; and the
 /// first argument as the file when it is an existing `.yml` or `.yaml` file.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct TargetArgumentTests {
     /// `hello` makes `hello.txt`; `config` makes `config.yml`; `other` touches `other.ran`.
     static let workflow = """

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SequencerTestHelpers
 
 /// Templates, includes and depfiles through the command line, with a real C compiler.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct TemplateCommandTests {
     static let yaml = """
         include: [common.yml]

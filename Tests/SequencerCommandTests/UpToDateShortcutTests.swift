@@ -7,7 +7,7 @@ import Testing
 /// A no-op run after a no-op run is decided from the journal's up-to-date state (the stamps
 /// of every file the last decision read), as ninja decides one: and any change that could
 /// change a fingerprint or an output sends the run the usual way, which decides as before.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct UpToDateShortcutTests {
     /// `gen` reads src.txt; `use` needs it (`NoOpRunTests`' file).
     static let yaml = NoOpRunTests.yaml

@@ -1,9 +1,10 @@
 import Foundation
 import Sequencer
 import Testing
+import SequencerTestHelpers
 
 /// `sequencer --version` and `sequencer-serve --version`, as every command-line tool has.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct VersionTests {
     @Test func sequencerPrintsItsVersionWithoutReadingTheFileOrTheJournal() async throws {
         let cli = try CLI()

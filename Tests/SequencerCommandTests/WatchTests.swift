@@ -5,7 +5,7 @@ import Testing
 
 /// `sequencer run --watch`, end to end: what a change runs again, a change during a run,
 /// Ctrl-C, and a workflow file edited into an invalid one.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct WatchTests {
     @Test func aChangedInputRunsItsJobAndTheJobsThatNeedItAgainAndNoOther() async throws {
         let cli = try CLI()

@@ -9,7 +9,7 @@ import Testing
 /// `sequencer worker --drain`: SIGTERM (an orchestrator's stop) lets the running command
 /// finish and claims nothing more; a second signal stops the command at once, and its job goes
 /// back to the queue. Without `--drain`, SIGTERM stops at once, as Ctrl-C does.
-@Suite(.timeLimit(.minutes(5))) struct WorkerDrainTests {
+@Suite(.suiteTimeLimit) struct WorkerDrainTests {
     /// `a` runs until the file `go` appears; `b` needs it.
     static let workflow = """
         version: 1

@@ -8,7 +8,7 @@ import Testing
 
 /// A `sequencer worker` killed with SIGKILL leaves none of its commands running: another worker
 /// runs the job again after the lease, and it must not run twice at once.
-@Suite(.timeLimit(.minutes(5))) struct WorkerKillTests {
+@Suite(.suiteTimeLimit) struct WorkerKillTests {
     #if os(Linux)
     @Test func aKilledWorkersCommandAndWhatItStartedEndWithIt() async throws {
         let cli = try CLI()

@@ -8,7 +8,7 @@ import Testing
 
 /// `sequencer worker --metrics`: the queue's metrics served to Prometheus, scraped over HTTP by
 /// a real client while the worker runs jobs from a real queue.
-@Suite(.timeLimit(.minutes(5))) struct WorkerMetricsTests {
+@Suite(.suiteTimeLimit) struct WorkerMetricsTests {
     /// The body of `GET url`, and its status.
     static func get(_ url: URL) async throws -> (Int, String) {
         let (data, response) = try await URLSession.shared.data(from: url)

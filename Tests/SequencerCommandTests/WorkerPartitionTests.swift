@@ -10,7 +10,7 @@ import Testing
 /// partition or a long pause would), while its command runs on: another worker runs the job
 /// again; when the first comes back, its heartbeat hears that the job is no longer its own, its
 /// command's process group is killed, and its late end is refused.
-@Suite(.timeLimit(.minutes(5))) struct WorkerPartitionTests {
+@Suite(.suiteTimeLimit) struct WorkerPartitionTests {
     #if os(Linux)
     @Test(arguments: QueueKind.testable)
     func aWorkerBackFromAPartitionKillsItsCommandAndItsLateEndIsRefused(_ kind: QueueKind) async throws {

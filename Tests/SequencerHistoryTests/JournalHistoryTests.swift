@@ -8,7 +8,7 @@ import Testing
 
 /// A journal's runs in the history's words: the list and the run read whole count alike, and
 /// up-to-date jobs are not among the skipped.
-@Suite(.timeLimit(.minutes(5))) struct JournalHistoryTests {
+@Suite(.suiteTimeLimit) struct JournalHistoryTests {
     struct Broken: Error {}
 
     @Test func aJournalsRunCountsEachStateOnceAndListsAsItReads() async throws {

@@ -7,7 +7,7 @@ import Testing
 import SequencerQueueSQLite
 
 /// A queue's runs in the history's words: the list and the run read whole count alike.
-@Suite(.timeLimit(.minutes(5))) struct QueueHistoryTests {
+@Suite(.suiteTimeLimit) struct QueueHistoryTests {
     @Test func aQueuesRunCountsAsItsJobsEndedAndListsAsItReads() async throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteQueueStore(path: directory.file("queue.sqlite"))

@@ -7,7 +7,7 @@ import Testing
 /// A recorder lets go of its run's report once it has written it: a recorder is often kept by
 /// the jobs themselves (an up-to-date check records through it), and the report keeps every
 /// result of the run.
-@Suite(.timeLimit(.minutes(5))) struct RecorderRetentionTests {
+@Suite(.suiteTimeLimit) struct RecorderRetentionTests {
     /// A result that says when it goes.
     final class Result: Sendable {
         let gone: Locked<Bool>

@@ -2,10 +2,11 @@ import Foundation
 import Sequencer
 import SequencerOutput
 import Testing
+import SequencerTestHelpers
 
 /// The trace, dot and Mermaid renderers work from the report of a run in this process: no
 /// workflow file, no journal.
-@Suite(.timeLimit(.minutes(5))) struct RunReportOutputTests {
+@Suite(.suiteTimeLimit) struct RunReportOutputTests {
     /// a -> b (lane net) -> c, and d (lane net), which is up to date.
     static func report() async throws -> RunReport {
         var workflow = Workflow()

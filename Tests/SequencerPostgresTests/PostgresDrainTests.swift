@@ -4,12 +4,13 @@ import Sequencer
 @testable import SequencerQueue
 import Testing
 @testable import SequencerPostgres
+import SequencerTestHelpers
 
 /// The PostgreSQL store's calls send a fixed few statements (round trips), whatever the number
 /// of jobs they carry: an enqueue, a claim and a batch of ends each, and a worker's turn. The
 /// statements are counted by the store itself (``PostgresQueueStore/statements``), for the task
 /// that sets the counter and the tasks it starts.
-@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .suiteTimeLimit)
 struct PostgresDrainTests {
     /// `body`'s statements.
     static func counting(_ body: () async throws -> Void) async rethrows -> Int {

@@ -8,7 +8,7 @@ import SequencerTestSupport
 import Testing
 
 /// A durable queue end to end on PostgreSQL: `DurableQueue(store: .postgres(url:))`.
-@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .suiteTimeLimit)
 struct PostgresDurableQueueTests {
     struct Upload: Codable, Sendable, Equatable { var photo: Int }
     struct Receipt: Codable, Sendable, Equatable { var photo: Int; var url: String }

@@ -6,11 +6,12 @@ import Sequencer
 import SequencerPostgres
 import SequencerQueue
 import Testing
+import SequencerTestHelpers
 
 /// An end that races an enqueue of a job that needs the ending job, on a real server, with the
 /// interleaving forced: the enqueue has read the need `FOR SHARE` and inserted its edge, and
 /// commits only once the end waits for it.
-@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .suiteTimeLimit)
 struct PostgresEndRaceTests {
     /// Before the fix, the success and the release of dependents were one statement, whose
     /// snapshot predates the enqueue's commit: the new edge was not seen, and the dependent

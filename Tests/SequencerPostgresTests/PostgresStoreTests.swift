@@ -5,10 +5,11 @@ import SequencerPostgres
 import SequencerHistory
 import SequencerQueue
 import Testing
+import SequencerTestHelpers
 
 /// What only a server shared by many processes can show: claims racing on several connections
 /// and pools, workers creating the schema at once, notifications, and the errors of a wrong URL.
-@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .suiteTimeLimit)
 struct PostgresStoreTests {
     @Test func claimsRacingOnManyConnectionsNeverGetTheSameJob() async throws {
         try await StoreKind.postgres.withSteps { steps in

@@ -6,10 +6,11 @@ import SequencerCache
 import Synchronization
 import Testing
 @testable import SequencerPostgres
+import SequencerTestHelpers
 
 /// A transaction the server ends because another changed what it read (40001) is run again,
 /// as a deadlock's (40P01) is: a cache look-up that marks a blob used while `gc` touches it.
-@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: TestServer.available, TestServer.skipReason), .suiteTimeLimit)
 struct PostgresTransactionTests {
     @Test func aSerializationFailureIsTriedAgain() async throws {
         try await TestServer.withDatabase { url in

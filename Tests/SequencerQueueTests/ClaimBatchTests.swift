@@ -7,7 +7,7 @@ import Testing
 @testable import SequencerQueueSQLite
 
 /// How many jobs one worker's turn claims: short jobs share their transactions.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ClaimBatchTests {
     @Test func oneTurnClaimsAheadOfTheRunningSlots() async throws {
         let directory = try TemporaryDirectory()

@@ -9,7 +9,7 @@ import Testing
 
 /// A backlog of short jobs is drained in batches: a worker's turn records many ends and claims
 /// many jobs in one transaction, and an end held for a batch is still recorded soon.
-@Suite(.timeLimit(.minutes(10)))
+@Suite(.suiteTimeLimit)
 struct DrainBatchTests {
     /// Counts the commits of a store's connection.
     final class Commits: TransactionObserver, Sendable {

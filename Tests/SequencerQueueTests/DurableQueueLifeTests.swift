@@ -8,7 +8,7 @@ import Testing
 
 /// A durable job's life beyond one attempt: cancelled while it runs, timed out, taken back
 /// from a worker that died, released when work stops and run at the next launch.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct DurableQueueLifeTests {
     @Test func cancellingARunningJobCancelsItsBodyAndSkipsItsDependents() async throws {
         let directory = try TemporaryDirectory()

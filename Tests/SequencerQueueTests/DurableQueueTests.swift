@@ -8,7 +8,7 @@ import Testing
 
 /// A durable queue end to end, on an SQLite file: bodies registered by kind, results across
 /// queues opened on one file, cancellation, timeouts, retries and leases on a manual clock.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct DurableQueueTests {
     struct Upload: Codable, Sendable, Equatable { var photo: Int }
     struct Receipt: Codable, Sendable, Equatable { var photo: Int; var url: String }

@@ -7,7 +7,7 @@ import Testing
 @testable import SequencerQueueSQLite
 
 /// `enqueue(_ requests:)`: many jobs in one transaction, all or none.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct EnqueueBatchTests {
     @Test func aBatchAddsItsJobsInOrderAndCoalescesAKeyGivenTwice() async throws {
         let directory = try TemporaryDirectory()
@@ -46,7 +46,7 @@ struct EnqueueBatchTests {
 }
 
 /// `enqueue(_ batch:)`: a graph, with needs among its jobs, in one transaction.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct EnqueueGraphTests {
     @Test func aGraphIsEnqueuedWholeAndRunsInTheOrderOfItsNeeds() async throws {
         let directory = try TemporaryDirectory()

@@ -10,7 +10,7 @@ import Testing
 /// recorded "cancelled while it ran" that nobody cancelled: its attempt ended while a heartbeat
 /// was under way, the store answered that the job was no longer held, and by the time the answer
 /// came the worker had claimed the job's next attempt, which the answer then stopped.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct HeartbeatAnswerTests {
     @Test func aLateAnswerAboutAnEndedAttemptDoesNotStopTheNext() async throws {
         let directory = try TemporaryDirectory()

@@ -11,7 +11,7 @@ import Testing
 /// A worker's metrics, on a manual clock, into swift-metrics' test factory: each end counted
 /// once by kind, lane and status, with its run time; the wait in the queue; the gauges read
 /// from the database by one process at a time.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct QueueMetricsTests {
     static func queue(_ path: String, _ clock: ManualClock, _ metrics: TestMetrics) async throws -> DurableQueue {
         try await DurableQueue(

@@ -13,7 +13,7 @@ import Tracing
 /// the job; each attempt, wherever it runs, is a consumer span in that context, linked to it.
 /// Two queues on one file stand for the submitting process and the worker's, each with a tracer
 /// of its own: only the kept context joins them.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct QueueTracingTests {
     @Test func anAttemptContinuesTheTraceOfItsEnqueueingInAnotherProcess() async throws {
         let directory = try TemporaryDirectory()

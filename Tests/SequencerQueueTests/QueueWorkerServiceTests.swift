@@ -12,7 +12,7 @@ import Testing
 /// `QueueWorker` as a swift-service-lifecycle service: a graceful shutdown drains it. It claims
 /// no more, gives back what it claimed ahead, lets running jobs finish within the grace period,
 /// and releases those still running when it is over.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct QueueWorkerServiceTests {
     /// A queue on a new file whose "slow" jobs wait at `gate`; with one slot, a second job is
     /// claimed ahead and waits in the worker.

@@ -9,7 +9,7 @@ import Testing
 /// Inputs and outputs of the common small types are written and read by hand (``SmallJSON``):
 /// the bytes are `JSONEncoder`'s, anything else goes through the coders, and rows written
 /// before still decode and run.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct SmallJSONTests {
     static let strings = ["", "plain", "é and 日本", "a/b", "quote \" here", "back\\slash", "tab\there", "\u{7f}", "line\n"]
     static let ints = [0, 1, -1, 42, -907, Int.max, Int.min]

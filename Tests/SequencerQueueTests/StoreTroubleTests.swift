@@ -8,7 +8,7 @@ import Testing
 
 /// A worker outlives a store that fails for a while (the database went away, the file stayed
 /// locked), and stops for a store it cannot use.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct StoreTroubleTests {
     /// An SQLite store whose turns fail while `failures` is above zero (a fake for the failure
     /// only: everything else is the real store).

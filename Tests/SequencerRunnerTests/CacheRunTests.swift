@@ -13,7 +13,7 @@ import SequencerWorkflowFile
 import Testing
 
 /// `sequencer run --cache`, in-process: real commands, a real compiler, a directory cache.
-@Suite(.timeLimit(.minutes(5))) struct CacheRunTests {
+@Suite(.suiteTimeLimit) struct CacheRunTests {
     let directory: TemporaryDirectory
     let said = Locked<[String]>([])
 

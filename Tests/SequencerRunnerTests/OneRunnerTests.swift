@@ -4,11 +4,12 @@ import SequencerJournal
 import SequencerQueue
 import SequencerRunner
 import Testing
+import SequencerTestHelpers
 
 /// One runner, two ways: a workflow file run here (recorded in the journal) and the same file
 /// run through a durable queue (SQLite or PostgreSQL) leave the same history: the same jobs in
 /// the same states, the same attempts with the same exits and output, the same counts.
-@Suite(.timeLimit(.minutes(5))) struct OneRunnerTests {
+@Suite(.suiteTimeLimit) struct OneRunnerTests {
     static let file = """
         version: 1
         jobs:

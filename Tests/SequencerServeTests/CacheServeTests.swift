@@ -4,7 +4,7 @@ import Testing
 
 /// `sequencer-serve --cache` (what `sequencer cache serve` runs): a directory cache over HTTP,
 /// used by `sequencer run --cache http://…` from two checkouts, through the built binaries.
-@Suite(.timeLimit(.minutes(5))) struct CacheServeTests {
+@Suite(.suiteTimeLimit) struct CacheServeTests {
     @Test func twoCheckoutsShareACacheOverHTTP() async throws {
         let files = try TemporaryDirectory()
         let served = try await Served(arguments: ["--cache", files.file("served-cache")])

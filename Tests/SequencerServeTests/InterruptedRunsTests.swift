@@ -10,7 +10,7 @@ import Testing
 /// A journal's runs recorded as running are interrupted (their process died) but for the one
 /// being recorded now: the runs page of either state is full, goes on where it stopped, and
 /// counts each run in its own state.
-@Suite(.timeLimit(.minutes(5))) struct InterruptedRunsTests {
+@Suite(.suiteTimeLimit) struct InterruptedRunsTests {
     @Test func pagesOfInterruptedRunsAreFullWhileARunIsRecorded() async throws {
         let sqlite3 = "/usr/bin/sqlite3"
         let required = ProcessInfo.processInfo.environment["CI"] != nil

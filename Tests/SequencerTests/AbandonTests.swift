@@ -6,7 +6,7 @@ import Testing
 /// Bodies that ignore cancellation: a timeout, the deadline or a cancel still ends the job, and
 /// the run, after the grace period. The body is blocked on a gate, which does not wake on
 /// cancellation, and released at the end of each test.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct AbandonTests {
     /// A stubborn body: arrives at `gate`, waits for it to open whatever happens, then returns.
     private static func stubborn(_ gate: Gate, _ arrived: Gate, _ log: CallLog, _ id: JobID) -> @Sendable (JobContext) async throws -> String {

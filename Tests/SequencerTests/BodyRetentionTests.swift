@@ -7,7 +7,7 @@ import Testing
 /// finished jobs, are often kept by the object whose methods the bodies call, and through them
 /// would keep that object, and all it holds, alive in a cycle. (The worker that hands a result
 /// over lets go of the body just after: hence `eventually`.)
-@Suite(.timeLimit(.minutes(5))) struct BodyRetentionTests {
+@Suite(.suiteTimeLimit) struct BodyRetentionTests {
     /// Says when it goes.
     final class Capture: Sendable {
         let gone: Locked<Bool>

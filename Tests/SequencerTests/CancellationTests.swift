@@ -126,7 +126,7 @@ private struct CancelPoint: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct CancellationTests {
     /// Cancel at every point of small graphs, and check every job's outcome.
     @Test(arguments: CancelPoint.all, 0..<10)

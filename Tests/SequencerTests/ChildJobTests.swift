@@ -6,7 +6,7 @@ import Testing
 private struct Boom: Error {}
 
 /// Jobs added while a run runs (dispatch groups): `ctx.addChild`, `waitForChildren`, `value(of:)`.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ChildJobTests {
     /// The deadlock this design avoids: at `maxConcurrency: 1` the parent holds the only worker
     /// while it waits, unless waiting gives the slot up. Children run one at a time, never

@@ -8,7 +8,7 @@ import Testing
 /// ancestor, directly or through the jobs it needs, its unfinished children and the leader it
 /// joined; and a job with a key never joins a leader that waits for it through the needs of its
 /// descendants: it runs its own body. Each test used to hang until the run was cancelled.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ChildNeedsTests {
     /// What `addChild` threw, if anything.
     private static func attempt(_ add: () throws -> Void) -> WorkflowError? {

@@ -52,7 +52,7 @@ import Testing
 /// child's ancestor (`addChild` rejects it) depending on which jobs have ended when the child is
 /// added, which the events do not tell. `ChildNeedsTests` covers those needs, with a sweep of its
 /// own where the rejection does not depend on timing.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ChildPropertyTests {
     // Serialized: 200 runs at once would starve each other of threads under a sanitizer.
     @Test(.serialized, arguments: sweepSeeds(default: 0..<200))

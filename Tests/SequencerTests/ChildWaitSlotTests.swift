@@ -6,7 +6,7 @@ import Testing
 /// How a parent that waits in several places at once (`async let`, a task group) gives its
 /// worker slot up and takes it back. Internal state is read only to know when a wait has begun:
 /// nothing outside the scheduler can see that.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ChildWaitSlotTests {
     /// Reduced from a hang of `ChildPropertyTests` (seed 8, `maxConcurrency: 1`). The parent's
     /// only pending wait is satisfied while no worker is free (here its child is cancelled before

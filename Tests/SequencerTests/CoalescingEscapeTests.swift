@@ -6,7 +6,7 @@ import Testing
 /// A job with a key runs its own body, instead of joining the key's leader, only when the leader
 /// waits for it when it is taken: through the leader's unfinished children and the jobs those
 /// joined. A child that has not been taken yet, or that runs its own body, has joined no one.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct CoalescingEscapeTests {
     /// Reduced from `ChildPropertyTests` at 5,000 seeds (269, 675, 4413 and others). `a` leads
     /// `ka` and has added `later`, with key `kb`, which waits for its need `gate`; `b` leads `kb`

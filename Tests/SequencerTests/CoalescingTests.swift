@@ -6,7 +6,7 @@ import Testing
 private struct Boom: Error, Equatable {}
 
 /// Jobs with the same coalescing key run one body and share its result.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct CoalescingTests {
     @Test(arguments: 1...4, 0..<5)
     func jobsSharingAKeyRunOneBodyAndShareItsValue(maxConcurrency: Int, repetition: Int) async throws {

@@ -58,7 +58,7 @@ private final class FakeSensor: Sendable {
     var stops: Int { state.value.stops }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct CompletionSourceTests {
     // MARK: Completing
 

@@ -6,7 +6,7 @@ import Testing
 /// The critical path explains the wall time: a job's predecessor is the need that ended last,
 /// or, when it waited for a worker or lane slot after its needs had ended, the job whose end
 /// freed that slot. Up-to-date jobs take no time on it.
-@Suite(.timeLimit(.minutes(5))) struct CriticalPathTests {
+@Suite(.suiteTimeLimit) struct CriticalPathTests {
     typealias Job = CriticalPath.Job
 
     static func job(

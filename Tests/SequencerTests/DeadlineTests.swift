@@ -26,7 +26,7 @@ private func addSleeper<T: Sendable>(
     }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct DeadlineTests {
     @Test(arguments: 0..<20)
     func atTheDeadlineRunningJobsTimeOutAndJobsNotStartedAreCancelled(repetition: Int) async throws {

@@ -103,7 +103,7 @@ private func runWithEvents(
     return (events, report, log)
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct EventTests {
     /// Every DAG on four jobs, with no failure or with one failing job.
     @Test(arguments: 0..<64, [nil, 0, 1, 2, 3] as [Int?])

@@ -8,9 +8,7 @@ import Testing
 /// the rest are skipped with `.runStopped`); with `keepGoing` everything not depending on the
 /// failure runs; dependents of a failure are skipped with `.neededJobFailed`, carrying the
 /// original error and the path from the failing job.
-// Three minutes: a case of the exhaustive sweeps takes most of a minute under ThreadSanitizer
-// on two busy cores.
-@Suite(.timeLimit(.minutes(10))) struct FailureTests {
+@Suite(.suiteTimeLimit) struct FailureTests {
     struct Boom: Error, Equatable {
         let job: String
     }

@@ -1,10 +1,10 @@
 import Sequencer
 import Testing
+import SequencerTestHelpers
 
 /// A run shares the process's threads: its workers let other tasks run even when no job ever
 /// suspends.
-// Three minutes: under ThreadSanitizer a run of 20,000 jobs takes tens of seconds.
-@Suite(.timeLimit(.minutes(5))) struct FairnessTests {
+@Suite(.suiteTimeLimit) struct FairnessTests {
     /// As many workers as threads, 20,000 jobs that never suspend: a task started while they
     /// run gets a thread before the run ends. Before workers yielded, it ran only after the
     /// last job (and under ThreadSanitizer every other test in the process waited minutes).

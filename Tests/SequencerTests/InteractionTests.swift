@@ -26,7 +26,7 @@ private func expectAllEnded(_ run: Run, _ report: RunReport, sourceLocation: Sou
 ///
 /// Written by a review of the engine; the tests whose comments describe a bug failed (or hung
 /// until the time limit) before the fixes that followed the review.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct InteractionTests {
     // MARK: - Coalescing meets abandonment and children
 

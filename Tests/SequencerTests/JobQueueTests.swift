@@ -5,7 +5,7 @@ import Testing
 
 /// A queue stays open, takes jobs from outside while it runs, and keeps only what can still be
 /// asked for.
-@Suite(.timeLimit(.minutes(10)))
+@Suite(.suiteTimeLimit)
 struct JobQueueTests {
     @Test func jobsAddedOverTimeRunAndTheQueueEndsOnlyWhenClosed() async throws {
         let queue = JobQueue(RunOptions(maxConcurrency: 2))

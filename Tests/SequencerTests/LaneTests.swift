@@ -9,9 +9,7 @@ import Testing
 /// checked before anything runs.
 ///
 /// Tests that wait for something a wrong engine would never do are bounded by the time limit.
-// Three minutes: a case of the exhaustive sweeps takes most of a minute under ThreadSanitizer
-// on two busy cores.
-@Suite(.timeLimit(.minutes(10))) struct LaneTests {
+@Suite(.suiteTimeLimit) struct LaneTests {
     // MARK: - Helpers
 
     final class Log: Sendable {

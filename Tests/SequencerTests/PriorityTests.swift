@@ -8,7 +8,7 @@ import Testing
 ///
 /// Most tests use one worker held by a first job at a gate, so that every other job is queued
 /// when the worker becomes free and the start order shows the scheduler's choices.
-@Suite(.timeLimit(.minutes(5))) struct PriorityTests {
+@Suite(.suiteTimeLimit) struct PriorityTests {
     /// The jobs that started, in order, with the priority each saw in its context.
     final class StartLog: Sendable {
         private let entries = Locked<[(id: JobID, priority: Priority)]>([])

@@ -4,7 +4,7 @@ import SequencerTestSupport
 import Testing
 
 /// `RunOptions.readyOrder`: which ready job a free worker takes.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ReadyOrderTests {
     /// x, then y (needs x), z and w, one at a time: y becomes ready when x ends, after z and w.
     func startOrder(_ order: RunOptions.ReadyOrder) async throws -> [String] {

@@ -7,7 +7,7 @@ import Testing
 /// `RunReport`: status, every job's outcome with its timing on the run's clock, the run's
 /// duration and its critical path. Time comes from a `ManualClock` that the test moves while
 /// jobs wait at gates, so every timestamp is exact.
-@Suite(.timeLimit(.minutes(5))) struct ReportTests {
+@Suite(.suiteTimeLimit) struct ReportTests {
     struct Boom: Error, Equatable {}
 
     /// A run on a manual clock that reports its events.

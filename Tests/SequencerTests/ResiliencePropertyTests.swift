@@ -20,7 +20,7 @@ import Testing
 ///
 /// A failure names its seed; `invariantsHoldOnRandomGraphs(seed:)` with that seed reproduces it
 /// (`SEQUENCER_SEEDS=N swift test --filter invariantsHoldOnRandomGraphs`; see `sweepSeeds(default:)`).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ResiliencePropertyTests {
     @Test(arguments: sweepSeeds(default: 0..<200))
     func invariantsHoldOnRandomGraphs(seed: UInt64) async throws {

@@ -244,7 +244,7 @@ import Testing
 }
 
 /// Timeouts in a run: one driver task for the whole run, not a task per attempt.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct RunTimerDriverTests {
     @Test func manyJobsWithATimeoutStartOneDriverAndLeaveNoTimerBehind() async throws {
         let clock = ManualClock()

@@ -5,7 +5,7 @@ import Testing
 
 /// The helpers the test targets share: temporary directories, `eventually`, process checks and
 /// the call log.
-@Suite(.timeLimit(.minutes(5))) struct SharedSupportTests {
+@Suite(.suiteTimeLimit) struct SharedSupportTests {
     @Test func aTemporaryDirectoryIsRemovedWithItsLastReferenceUnlessToldToStay() throws {
         var directory: TemporaryDirectory? = try TemporaryDirectory(prefix: "sequencer-support")
         let path = try #require(directory?.path)

@@ -12,7 +12,7 @@ private func collect(_ stream: AsyncStream<RunSnapshot>) async -> [RunSnapshot]?
     }
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct SnapshotTests {
     /// A thousand jobs finish while the snapshot clock stands still: the stream delivers the
     /// first snapshot and the final one, never one per job.

@@ -110,7 +110,7 @@ func manualInstant(_ offset: Duration) -> ManualClock.Instant { ManualClock.Inst
 
 // MARK: - ManualClock
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct ManualClockTests {
     @Test func startsAtZeroAndAdvancesOnlyWhenTold() {
         let clock = ManualClock()
@@ -275,7 +275,7 @@ struct ManualClockTests {
 
 // MARK: - Gate
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct GateTests {
     @Test func anOpenGateLetsEveryoneThrough() async {
         let gate = Gate()

@@ -7,7 +7,7 @@ private struct Flaky: Error, Equatable {
     let attempt: Int
 }
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.suiteTimeLimit)
 struct TimeoutRetryTests {
     // MARK: - Timeout
 

@@ -3,10 +3,11 @@ import Sequencer
 import SequencerQueue
 import SequencerQueueSQLite
 import Testing
+import SequencerTestHelpers
 
 /// `prune(endedBefore:includingFailures:)`, `close()`, `wakeUps()` and `cancelNotices()` on
 /// both stores.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ContractPruneTests {
+@Suite(.serialized, .suiteTimeLimit) struct ContractPruneTests {
     /// Live jobs are never pruned, however old.
     @Test(arguments: StoreKind.testable)
     func liveJobsAreNeverPrunedHoweverOld(_ kind: StoreKind) async throws {

@@ -16,7 +16,7 @@ import Testing
 /// network partition or a long pause would), then comes back: another worker has taken its job
 /// meanwhile, and the late end of the first attempt must be refused, whatever it says. On an
 /// SQLite file and on PostgreSQL (its fence: `WHERE attempt AND owner` in the ending UPDATE).
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .suiteTimeLimit)
 struct LeaseLossTests {
     /// `hold` jobs (see `queue-crash-worker`'s Workload.swift) wait for `release-N`, N the
     /// attempt, and return their process's ID.

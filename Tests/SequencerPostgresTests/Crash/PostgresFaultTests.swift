@@ -12,7 +12,7 @@ import Testing
 
 /// Faults of the PostgreSQL server and of the network, each on a server of the test's own
 /// (``OwnServer``), with `queue-crash-worker` processes and the crash harness's ledger.
-@Suite(.serialized, .enabled(if: TestServer.available, TestServer.skipReason), .timeLimit(.minutes(5)))
+@Suite(.serialized, .enabled(if: TestServer.available, TestServer.skipReason), .suiteTimeLimit)
 struct PostgresFaultTests {
     /// A `work` job's input (see `queue-crash-worker`'s Workload.swift).
     struct Work: Codable, Sendable {

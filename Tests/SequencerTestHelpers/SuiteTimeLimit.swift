@@ -1,0 +1,13 @@
+public import Testing
+
+extension Trait where Self == TimeLimitTrait {
+    /// The time limit of every suite that has one: there to end a hang with the hung test's
+    /// name, never to judge speed.
+    ///
+    /// Swift Testing starts every test of the run at once, on a pool of as many threads as the
+    /// machine has cores. On two cores a test that takes seconds alone takes as long as the
+    /// whole suite (seven minutes in CI), so a limit of five or ten minutes failed tests that
+    /// were only waiting their turn. Fifteen minutes is under the test step's bound of twenty
+    /// in `.ci/run`, so a hang is still named before that bound kills the step.
+    public static var suiteTimeLimit: Self { .timeLimit(.minutes(15)) }
+}
