@@ -86,6 +86,9 @@ struct JobOptions: Sendable, Equatable {
         coalesce?.isEmpty == true ? "job '\(id)' has an empty coalescing key" : nil
     }
 
+    /// The timeout in whole nanoseconds, at least one, as the run's timers count it.
+    var timeoutNanoseconds: Int64? { timeout.map { max(1, $0.nanoseconds) } }
+
     /// What a workflow's entry for these options holds (a key is kept apart), without a
     /// reference: nil when the job needs no entry (no timeout, no retry).
     var entry: Entry? {

@@ -212,7 +212,7 @@ final class RunCore: Sendable {
         }
         let body = spec?.body ?? plan.bodies[Int(job)]
         // Read field by field: the options are copied whole only when an attempt fails.
-        let timeout = spec != nil ? spec?.options?.timeout.map { max(1, $0.nanoseconds) } : plan.timeout(of: Int(job))
+        let timeout = spec != nil ? spec?.options?.timeoutNanoseconds : plan.timeout(of: Int(job))
         // A worker's task keeps the priority of the job it was started for; a job of higher
         // priority runs in a child task at its own priority.
         let priority = spec?.priority ?? plan.priority(of: Int(job))

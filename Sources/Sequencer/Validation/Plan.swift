@@ -49,7 +49,7 @@ final class Plan: Sendable {
         optionRefs = workflow.optionRefs
         optionSets = workflow.optionSets
         timeouts = !workflow.optionSets.contains { $0.timeout != nil } ? []
-            : workflow.optionSets.map { options in options.timeout.map { max(1, $0.nanoseconds) } ?? 0 }
+            : workflow.optionSets.map { $0.timeoutNanoseconds ?? 0 }
         valueFlags = workflow.valueFlags
         explicitLanes = workflow.explicitLanes
         needStart = workflow.needStart
