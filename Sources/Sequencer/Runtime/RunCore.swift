@@ -187,6 +187,7 @@ final class RunCore: Sendable {
             guard case .run(let nextJob) = next else { return }
             job = nextJob
             position = batch.isEmpty ? 0 : 1
+            if batch.count > 1 { probe.touched(plan.touchBodies(batch)) }
             // A worker whose jobs never suspend would keep its thread of the shared pool for
             // the whole run: every so often it lets other tasks run. (A run of 200,000 no-op
             // jobs held both threads of a 2-core machine for minutes under ThreadSanitizer,

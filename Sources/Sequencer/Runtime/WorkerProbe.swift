@@ -8,6 +8,7 @@ final class WorkerProbe: Sendable {
     private let start = Atomic<Int64>(-1)
     private let attempts = Atomic<Int>(0)
     private let children = Atomic<Bool>(false)
+    private let touchedSum = Atomic<UInt>(0)
     /// The ends of the jobs of its batch it ran and has not reported. Behind a lock of its own,
     /// which only its worker takes, except when the run abandons its job. `Locked`, not `Mutex`,
     /// so that the sanitizer's build sees the lock.
@@ -57,6 +58,9 @@ final class WorkerProbe: Sendable {
     }
 
     func attempting(_ attempt: Int) { attempts.store(attempt, ordering: .relaxed) }
+
+    /// Keeps the sum of a read-ahead (``Plan/touchBodies(_:)``), so that its reads are done.
+    func touched(_ sum: UInt) { touchedSum.store(sum, ordering: .relaxed) }
 
     /// The worker's job added a child: the attempt waits for its children before it ends.
     func addedChild() { children.store(true, ordering: .relaxed) }

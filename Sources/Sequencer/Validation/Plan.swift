@@ -153,6 +153,29 @@ final class Plan: Sendable {
         return optionSets[Int(optionRefs[job])]
     }
 
+    /// Reads the type and witness table of each body in `jobs`, so that running them finds the
+    /// bodies in cache. The jobs of a DAG's batch are far apart in `bodies` (40 bytes a job),
+    /// and a worker read each one's with a cache miss of its own; read here together, the
+    /// misses overlap. Jobs without a body here (added while the run runs, or a plan without
+    /// bodies) are skipped.
+    ///
+    /// Returns a sum of what it read, for the caller to store: a value only computed would be
+    /// optimised away, reads and all.
+    func touchBodies(_ jobs: [Int32]) -> UInt {
+        // An existential's last two words are its type and its witness table (the Swift ABI's
+        // opaque existential container: a three-word buffer, then those), which every call reads.
+        let size = MemoryLayout<any JobBody>.size, stride = MemoryLayout<any JobBody>.stride
+        let count = UInt32(truncatingIfNeeded: bodies.count)
+        return bodies.withUnsafeBytes { bytes in
+            var sum: UInt = 0
+            for job in jobs where UInt32(bitPattern: job) < count {
+                sum &+= bytes.load(fromByteOffset: Int(job) * stride + size - 16, as: UInt.self)
+                sum &+= bytes.load(fromByteOffset: Int(job) * stride + size - 8, as: UInt.self)
+            }
+            return sum
+        }
+    }
+
     /// Whether `job` is one of the plan's jobs (not one added while the run runs).
     func contains(_ job: Int32) -> Bool { UInt32(bitPattern: job) < UInt32(truncatingIfNeeded: count) }
 
