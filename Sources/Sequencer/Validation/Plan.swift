@@ -61,7 +61,8 @@ final class Plan: Sendable {
         try Self.checkOptions(workflow, keys: keys)
 
         let graph = Graph(needStart: needStart, needs: needs, dependentStart: dependentStart, dependents: dependents)
-        let order = try graph.topologicalOrder(ids: ids)
+        // Nil when the jobs were added after their needs: the add order is then one.
+        let order = graph.needsComeFirst ? nil : try graph.topologicalOrder(ids: ids)
         let laneOrder = try graph.checkLaneOrder(lanes: lanes, laneOfJob: { workflow.lane(of: $0) }, ids: ids)
 
         // A job waits for its needs and, in an ordered lane, for the job added to the lane
@@ -69,7 +70,7 @@ final class Plan: Sendable {
         // order where waiters come after what they wait for, backwards, raises transitively.
         var priority = workflow.explicitPriorities
         if !priority.isEmpty {
-            for job in (laneOrder?.order ?? order).reversed() {
+            for job in (laneOrder?.order ?? order ?? Array(0..<Int32(count))).reversed() {
                 let raised = priority[Int(job)]
                 for edge in Int(needStart[Int(job)])..<Int(needStart[Int(job) + 1]) {
                     let need = Int(needs[edge])
