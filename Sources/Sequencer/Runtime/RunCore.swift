@@ -107,10 +107,15 @@ final class RunCore: Sendable {
         var position = 0
         var batchStart: Int64 = 0
         var claim: BatchClaim?
+        /// The end of the job before, when the next one of its batch begins right after it.
+        var previousEnd: Int64?
         while true {
             // Read after the job was taken: its needs' end times were read before they were
-            // recorded under the lock, so this reading is never earlier than any of them.
-            let startedAt = time.now()
+            // recorded under the lock, so this reading is never earlier than any of them. A
+            // job of a batch begins when the job before it ended, which is later than that
+            // batch was taken: one reading of the clock a job, not two.
+            let startedAt = previousEnd ?? time.now()
+            previousEnd = nil
             probe.started(job, at: startedAt)
             if position == 1 { batchStart = startedAt }
             var completion: Completion
@@ -155,6 +160,7 @@ final class RunCore: Sendable {
                 probe.ended(job, completion)
                 job = batch[position]
                 position += 1
+                previousEnd = completion.endedAt
                 continue
             }
             let earlier = batch.isEmpty ? [] : probe.takeEnded()
