@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
 /// A running run's events (server-sent): its whole document first, then what changed
 /// whenever the history changes, until the run is no longer running. The history is asked for
@@ -20,6 +21,9 @@ extension Server {
             // A comment now and then when nothing was sent: a closed page then ends the stream.
             var quiet = Duration.zero
             while last.state == "running" {
+                // A server shutting down waits for every connection to close (see
+                // `serveUntilCancelled`), and an open page would keep this one.
+                if Task.isShuttingDownGracefully { return try await writer.finish(nil) }
                 try await Task.sleep(for: history.pollInterval)
                 quiet += history.pollInterval
                 if quiet >= Self.heartbeatInterval {

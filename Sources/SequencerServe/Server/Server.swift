@@ -47,8 +47,9 @@ public struct Server: Sendable {
         try? (history as? JournalHistory)?.journal()
     }
 
-    /// Serves until the process is interrupted; `ready` gets the page's address once the
-    /// server listens.
+    /// Serves until the process is interrupted or the task cancelled; `ready` gets the page's
+    /// address once the server listens. A cancel stops it listening and ends the pages' event
+    /// streams; it returns once the requests it accepted are answered.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
         let router = Router(context: ServeContext.self)
         router.middlewares.add(Guard(server: self))

@@ -3,15 +3,18 @@ import Logging
 import ServiceLifecycle
 
 /// Runs `app` until the calling task is cancelled, then shuts it down gracefully: it stops
-/// listening, serves the connections already accepted, and is cancelled only after `grace`
-/// (an event stream never ends by itself).
+/// listening, serves the connections already accepted, closes those left idle, and returns
+/// when the last one is closed. The web page's event streams end at that point too
+/// (``Server/events(id:)``), so no connection is held open by the server itself.
 ///
-/// Cancelling the server's own task instead would drop a connection accepted but not yet
-/// served, and SwiftNIO traps on that ("Deinited NIOAsyncWriter without calling finish()").
-/// So the server runs in a task of its own, which the caller's cancel does not reach.
-func serveUntilCancelled(_ app: some Service, logger: Logger, grace: Duration = .seconds(2)) async throws {
-    var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [], logger: logger)
-    configuration.maximumGracefulShutdownDuration = grace
+/// The server is never cancelled. Cancelling it drops the connections it accepted but had not
+/// yet handed to a handler, and SwiftNIO traps on that ("Deinited NIOAsyncWriter without
+/// calling finish()", swift-nio #3481). So it runs in a task of its own, which the caller's
+/// cancel does not reach, and its group has no time limit for the graceful shutdown: a limit
+/// that ran out under load (two seconds, while clients were being accepted on two busy
+/// cores) cancelled the server and crashed the process, as in CI run 78.
+func serveUntilCancelled(_ app: some Service, logger: Logger) async throws {
+    let configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [], logger: logger)
     let group = ServiceGroup(configuration: configuration)
     let serving = Task { try await group.run() }
     try await withTaskCancellationHandler {

@@ -24,13 +24,7 @@ enum HTTPClient {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return .failure(Failure(description: "no socket")) }
         defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        let connected = connect(socket, port: port)
         guard connected else { return .failure(Failure(description: "cannot connect to 127.0.0.1:\(port)")) }
         var fields = headers
         let host = fields.removeValue(forKey: "Host") ?? "127.0.0.1:\(port)"
@@ -83,6 +77,19 @@ enum HTTPClient {
         return .success(Answer(status: status, headers: answerHeaders, body: content))
     }
 
+    /// Connects `socket` to 127.0.0.1:`port`.
+    static func connect(_ socket: Int32, port: Int) -> Bool {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
     private static func dechunk(_ data: Data) -> Data {
         var output = Data()
         var rest = data[...]
@@ -96,5 +103,51 @@ enum HTTPClient {
             rest = rest[rest.index(end, offsetBy: min(2, rest.distance(from: end, to: rest.endIndex)))...]
         }
         return output
+    }
+}
+
+/// A GET whose answer does not end by itself (an event stream), read as it comes.
+final class OpenRequest {
+    private let socket: Int32
+    private(set) var received = Data()
+
+    /// Connects to 127.0.0.1:`port` and sends `GET path`.
+    init(port: Int, path: String) throws {
+        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HTTPClient.Failure(description: "no socket") }
+        let connected = HTTPClient.connect(socket, port: port)
+        let head = Data("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)
+        let sent = head.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) == $0.count }
+        guard connected, sent else {
+            close(socket)
+            throw HTTPClient.Failure(description: "cannot send GET \(path) to 127.0.0.1:\(port)")
+        }
+    }
+
+    deinit { close(socket) }
+
+    /// Reads until what was received contains `text` (true), or the server closed (false).
+    func read(until text: String) async -> Bool {
+        let marker = Data(text.utf8)
+        while received.range(of: marker) == nil {
+            guard await readMore() else { return false }
+        }
+        return true
+    }
+
+    /// Reads until the server closes the connection.
+    func readToEnd() async {
+        while await readMore() {}
+    }
+
+    private func readMore() async -> Bool {
+        let socket = self.socket
+        let bytes = await blocking { () -> [UInt8] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = recv(socket, &buffer, buffer.count, 0)
+            return count > 0 ? Array(buffer[0..<count]) : []
+        }
+        received.append(contentsOf: bytes)
+        return !bytes.isEmpty
     }
 }
