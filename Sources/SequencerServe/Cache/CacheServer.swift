@@ -22,7 +22,9 @@ public struct CacheServer: Sendable {
     }
 
     /// Serves until the process is stopped or the task cancelled (then it stops listening, and
-    /// answers the connections already accepted); `ready` gets the address once it listens.
+    /// answers the connections already accepted, and returns when they are answered; a request
+    /// that stops arriving is given up after a minute without a byte); `ready` gets the address
+    /// once it listens.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
         let router = Router()
         let cache = cache
@@ -37,7 +39,8 @@ public struct CacheServer: Sendable {
         logger.logLevel = .warning
         let (host, port) = (host, port)
         let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            router: router, server: .http1(configuration: .init(idleTimeout: serverIdleTimeout)),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 ready("http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/")

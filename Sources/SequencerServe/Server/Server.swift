@@ -49,7 +49,8 @@ public struct Server: Sendable {
 
     /// Serves until the process is interrupted or the task cancelled; `ready` gets the page's
     /// address once the server listens. A cancel stops it listening and ends the pages' event
-    /// streams; it returns once the requests it accepted are answered.
+    /// streams; it returns once the requests it accepted are answered (a request that stops
+    /// arriving is given up after a minute without a byte).
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
         let router = Router(context: ServeContext.self)
         router.middlewares.add(Guard(server: self))
@@ -58,6 +59,7 @@ public struct Server: Sendable {
         logger.logLevel = .warning
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: serverIdleTimeout)),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Runs `app` until the calling task is cancelled, then shuts it down gracefully: it stops
@@ -13,6 +14,11 @@ import ServiceLifecycle
 /// cancel does not reach, and its group has no time limit for the graceful shutdown: a limit
 /// that ran out under load (two seconds, while clients were being accepted on two busy
 /// cores) cancelled the server and crashed the process, as in CI run 78.
+/// A connection with no request under way, or a request that stopped arriving, is closed after
+/// this long: a client that stalls mid-request would otherwise hold up a cancelled server's
+/// end. An answer being written (an event stream) is never cut.
+let serverIdleTimeout = TimeAmount.seconds(60)
+
 func serveUntilCancelled(_ app: some Service, logger: Logger) async throws {
     let configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [], logger: logger)
     let group = ServiceGroup(configuration: configuration)

@@ -111,43 +111,62 @@ final class OpenRequest {
     private let socket: Int32
     private(set) var received = Data()
 
-    /// Connects to 127.0.0.1:`port` and sends `GET path`.
-    init(port: Int, path: String) throws {
+    /// Connects to 127.0.0.1:`port` and sends `GET path`. A read that waits `patience` for
+    /// bytes gives up, so that a server that never answers or never closes fails the test
+    /// instead of hanging it.
+    init(port: Int, path: String, patience: Int = 30) throws {
         socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw HTTPClient.Failure(description: "no socket") }
+        var limit = timeval(tv_sec: patience, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         let connected = HTTPClient.connect(socket, port: port)
         let head = Data("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)
         let sent = head.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) == $0.count }
         guard connected, sent else {
-            close(socket)
+            Foundation.close(socket)
             throw HTTPClient.Failure(description: "cannot send GET \(path) to 127.0.0.1:\(port)")
         }
     }
 
-    deinit { close(socket) }
+    private var isOpen = true
 
-    /// Reads until what was received contains `text` (true), or the server closed (false).
+    deinit { close() }
+
+    /// Closes the connection, as a page that goes away does.
+    func close() {
+        if isOpen { Foundation.close(socket) }
+        isOpen = false
+    }
+
+    /// Reads until what was received contains `text` (true), or the connection ended or went
+    /// quiet for longer than its patience (false).
     func read(until text: String) async -> Bool {
         let marker = Data(text.utf8)
         while received.range(of: marker) == nil {
-            guard await readMore() else { return false }
+            guard await readMore() == .bytes else { return false }
         }
         return true
     }
 
-    /// Reads until the server closes the connection.
-    func readToEnd() async {
-        while await readMore() {}
+    /// Reads until the server closes the connection (true), or gives up when it stays quiet
+    /// for longer than its patience (false).
+    func readToEnd() async -> Bool {
+        var read = Read.bytes
+        while read == .bytes { read = await readMore() }
+        return read == .closed
     }
 
-    private func readMore() async -> Bool {
+    private enum Read { case bytes, closed, quiet }
+
+    private func readMore() async -> Read {
         let socket = self.socket
-        let bytes = await blocking { () -> [UInt8] in
+        let (bytes, read) = await blocking { () -> ([UInt8], Read) in
             var buffer = [UInt8](repeating: 0, count: 65536)
             let count = recv(socket, &buffer, buffer.count, 0)
-            return count > 0 ? Array(buffer[0..<count]) : []
+            if count > 0 { return (Array(buffer[0..<count]), .bytes) }
+            return ([], count == 0 ? .closed : .quiet)
         }
         received.append(contentsOf: bytes)
-        return !bytes.isEmpty
+        return read
     }
 }
