@@ -6,7 +6,7 @@ import Testing
 /// The web page's server cancelled while a page follows a running run: the page's event
 /// stream ends, the server returns, and nothing traps. The server is never cancelled itself
 /// (see `serveUntilCancelled`): it waits for its connections to close, so an event stream that
-/// did not end on the shutdown would hold it up. The page's reads give up after 30 seconds, and
+/// did not end on the shutdown would hold it up. The page gives up reading after a minute, and
 /// the test then closes the page itself, which lets the server end.
 @Suite(.suiteTimeLimit) struct ServerShutdownTests {
     @Test func aServerCancelledWhileARunIsFollowedEnds() async throws {

@@ -148,11 +148,14 @@ final class OpenRequest {
         return true
     }
 
-    /// Reads until the server closes the connection (true), or gives up when it stays quiet
-    /// for longer than its patience (false).
-    func readToEnd() async -> Bool {
+    /// Reads until the server closes the connection (true), or gives up (false) when it stays
+    /// quiet for longer than its patience or still sends after `limit` (an event stream's
+    /// heartbeats never go quiet).
+    func readToEnd(within limit: Duration = .seconds(60)) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: limit)
         var read = Read.bytes
-        while read == .bytes { read = await readMore() }
+        while read == .bytes, clock.now < deadline { read = await readMore() }
         return read == .closed
     }
 
