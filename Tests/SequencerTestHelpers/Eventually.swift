@@ -35,17 +35,24 @@ public func eventually(within limit: Duration = .seconds(120), _ condition: () a
     return await condition()
 }
 
-/// The time left to a poller, counting at most 100 ms for each poll.
-private struct PollBudget {
+/// The time left to a poller, counting at most 100 ms for each poll: a poller the shared pool
+/// starves (every test of the suite started at once, on two cores) is not failed for the time
+/// it was not given.
+public struct PollBudget {
     private var left: Duration
     private var last = ContinuousClock.now
+    private let interval: Duration
 
-    init(_ limit: Duration) { left = limit }
+    public init(_ limit: Duration, every interval: Duration = .milliseconds(10)) {
+        left = limit
+        self.interval = interval
+    }
 
-    var remains: Bool { left > .zero }
+    public var remains: Bool { left > .zero }
 
-    mutating func poll() async {
-        try? await Task.sleep(for: .milliseconds(10))
+    /// Sleeps for the interval, then counts the time since the last poll, at most 100 ms.
+    public mutating func poll() async {
+        try? await Task.sleep(for: interval)
         let now = ContinuousClock.now
         left -= min(now - last, .milliseconds(100))
         last = now
