@@ -18,6 +18,8 @@ final class RunCore: Sendable {
         let generation: UInt32
         let task: Task<Void, Never>
         let probe: WorkerProbe
+        /// The priority its task was started at.
+        let priority: Priority
     }
 
     struct State {
@@ -28,6 +30,11 @@ final class RunCore: Sendable {
         var timers: [Task<Void, Never>] = []
         /// The workers' tasks, by slot.
         var workers: [Worker?] = []
+        /// Workers that gave their slot to a parent resuming, parked to be the next new workers
+        /// (see `RunCore+Spares.swift`).
+        var spares: [Spare] = []
+        /// How many worker tasks the run started: read by tests.
+        var startedWorkers = 0
     }
 
     let plan: Plan
@@ -95,8 +102,13 @@ final class RunCore: Sendable {
     /// their dependents wait for the report, so a batch of slow jobs reports early.
     static let batchReportInterval: Int64 = 50_000
 
-    private func work(slot: Int, generation: UInt32, first: Int32, probe: WorkerProbe) async {
-        var job = first
+    private func work(slot first: Int, generation firstGeneration: UInt32, first firstJob: Int32, probe: WorkerProbe) async {
+        // A spare worker takes another slot, with its generation, when it is reused.
+        var (slot, generation) = (first, firstGeneration)
+        var job = firstJob
+        /// Whether this worker may stay as a spare when it is told to exit: read before its
+        /// report, which forgets whether its job was cancelled (see ``mayBeSpare(slot:generation:_:)``).
+        var mayStay = false
         /// What the next job needs to run, when it was added at run time: read in the step that
         /// took it, to save taking the lock again.
         var spec: JobSpec?
@@ -166,6 +178,7 @@ final class RunCore: Sendable {
             let earlier = batch.isEmpty ? [] : probe.takeEnded()
             batch = []
             var next = step { state in
+                mayStay = Self.mayBeSpare(slot: slot, generation: generation, state)
                 let actions = state.scheduler.finish(job, completion, earlier: earlier, slot: slot, generation: generation)
                 if case .run(let next)? = actions.worker {
                     if !plan.contains(next) { spec = state.scheduler.spec(of: next) }
@@ -176,6 +189,7 @@ final class RunCore: Sendable {
             if next == .park {
                 let woken = await withCheckedContinuation { continuation in
                     next = step { state in
+                        mayStay = Self.mayBeSpare(slot: slot, generation: generation, state)
                         let actions = state.scheduler.park(slot: slot, continuation)
                         if case .run? = actions.worker, !actions.batch.isEmpty {
                             (batch, claim) = (actions.batch, state.scheduler.workers[slot].claim)
@@ -190,7 +204,14 @@ final class RunCore: Sendable {
                 }
                 next = woken.map { .run($0) } ?? .exit
             }
-            guard case .run(let nextJob) = next else { return }
+            guard case .run(let nextJob) = next else {
+                // Told to exit, most often to make room for a parent resuming: a worker that
+                // may stays parked, to be the next new worker, rather than end its task.
+                guard mayStay, let assignment = await waitAsSpare(slot: slot, generation: generation) else { return }
+                (slot, generation, job) = (assignment.slot, assignment.generation, assignment.job)
+                (batch, position, claim, mayStay) = ([], 0, nil, false)
+                continue
+            }
             job = nextJob
             position = batch.isEmpty ? 0 : 1
             if batch.count > 1 { probe.touched(plan.touchBodies(batch)) }
@@ -319,13 +340,18 @@ final class RunCore: Sendable {
     /// does next, for the events that say.
     @discardableResult
     func step(_ event: (inout State) throws -> Scheduler.Actions) rethrows -> WorkerStep? {
+        var spares: [(Spare, Assignment?)] = []
         let actions = try state.withLock { state in
             var actions = try event(&state)
             if state.scheduler.batchLimit > 1 { settleHeldEnds(&state, into: &actions) }
             if let events { for event in actions.events { events.yield(event) } }
+            if !state.spares.isEmpty, actions.finished || !actions.spawn.isEmpty {
+                spares = Self.reuseSpares(&state, &actions)
+            }
             return actions
         }
         perform(actions)
+        for (spare, assignment) in spares { spare.waiter.resume(returning: assignment) }
         return actions.worker
     }
 
@@ -365,12 +391,13 @@ final class RunCore: Sendable {
                 await work(slot: slot, generation: generation, first: job, probe: probe)
             }
             step { state in
+                state.startedWorkers += 1
                 while state.workers.count <= slot { state.workers.append(nil) }
                 // The task may have run its jobs and ended before this step, and its slot gone to
                 // a newer worker, registered already: that one must stay, or its cancels, its held
                 // ends and its probe would be lost to the run (the batch stress test hung so).
                 if state.scheduler.workers[slot].generation == generation {
-                    state.workers[slot] = Worker(generation: generation, task: task, probe: probe)
+                    state.workers[slot] = Worker(generation: generation, task: task, probe: probe, priority: priority)
                 }
                 return state.scheduler.register(slot: slot, generation: generation)
             }
