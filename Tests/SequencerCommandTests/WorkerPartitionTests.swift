@@ -34,7 +34,7 @@ import Testing
             for _ in 0..<3 {
                 kill(first.0.processIdentifier, SIGSTOP)
                 if second == nil { second = try cli.start(["worker"] + options) }
-                if await eventually(within: .seconds(20), { starts(in: cli).count >= 2 }) { break }
+                if await eventually(within: .seconds(60), { starts(in: cli).count >= 2 }) { break }
                 kill(first.0.processIdentifier, SIGCONT)
                 try await Task.sleep(for: .milliseconds(150))
             }
