@@ -87,6 +87,7 @@ struct ChildGroups<Waiter> {
 
     /// The queued waits that take no slot, which resume at once; they leave the queue.
     mutating func takeSlotlessWaits() -> [Waiter] {
+        guard resumable.contains(where: { $0.slot == nil }) else { return [] }  // no array built
         let slotless = resumable.filter { $0.slot == nil }.map(\.waiter)
         if !slotless.isEmpty { resumable.removeAll { $0.slot == nil } }
         return slotless
@@ -127,6 +128,12 @@ struct ChildGroup<Waiter> {
     mutating func childEnded(jobs: JobTable) -> (satisfied: [(target: Int32?, waiter: Waiter)], nonePending: Bool) {
         unfinished -= 1
         guard !waiters.isEmpty else { return ([], true) }
+        // Most often no wait is satisfied yet, or the only one is: no array is built then.
+        guard waiters.contains(where: { isSatisfied($0.target, jobs: jobs) }) else { return ([], false) }
+        if waiters.count == 1 {
+            defer { waiters = [] }
+            return (waiters, true)
+        }
         var satisfied: [(target: Int32?, waiter: Waiter)] = []
         var kept: [(target: Int32?, waiter: Waiter)] = []
         for entry in waiters {
